@@ -1,0 +1,55 @@
+# ns2-repro: the two commands of the README, and the steps they share.
+#
+#   make reproduce   set up, build ns-2, run `snakemake reproduce-all` on the default profile
+#   make test        set up, build ns-2, run the test suite (pytest)
+#
+# Set-up is idempotent: Debian packages are installed only when missing, the
+# virtualenv only when requirements.txt changed, ns-2 only when its cache key changed.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+# Build: compiler, patch tools and the Tcl/OTcl/TclCL that ns-2 links against.
+# Tests: Debian's packaged ns (the reference binary), perl4 core libs and csh
+# used by ns-2's validation suites.
+APT_PACKAGES := build-essential patch xz-utils binutils python3-venv \
+	tcl-dev libotcl1-dev libtclcl1-dev tclcl libx11-dev libxext-dev \
+	ns2 libperl4-corelibs-perl csh
+
+.PHONY: reproduce test setup apt venv ns2 lint
+
+reproduce: setup
+	$(BIN)/snakemake reproduce-all --profile profiles/default
+
+test: setup ns2
+	$(BIN)/pytest
+
+setup: apt venv
+
+apt:
+	@missing=$$(for p in $(APT_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "[setup] apt-get install $$missing"; \
+		$(SUDO) apt-get update -q && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --disable-pip-version-check -r requirements.txt
+	$(BIN)/pip install -q --disable-pip-version-check --no-build-isolation --no-deps -e .
+	touch $@
+
+ns2: setup
+	$(BIN)/python ns2-patches/ns2_build.py --out build/ns2
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/snakefmt --check Snakefile workflows/
+	$(BIN)/snakemake --lint --profile profiles/default
