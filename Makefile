@@ -13,10 +13,10 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Build: compiler, patch tools and the Tcl/OTcl/TclCL that ns-2 links against.
 # Tests: Debian's packaged ns (the reference binary), perl4 core libs and csh
-# used by ns-2's validation suites.
+# used by ns-2's validation suites. Runs: tcllib (json) for the Tcl driver.
 APT_PACKAGES := build-essential patch xz-utils binutils python3-venv \
 	tcl-dev libotcl1-dev libtclcl1-dev tclcl libx11-dev libxext-dev \
-	ns2 libperl4-corelibs-perl csh
+	ns2 libperl4-corelibs-perl csh tcllib
 
 .PHONY: reproduce test setup apt venv ns2 lint
 

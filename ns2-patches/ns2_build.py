@@ -113,8 +113,7 @@ def package_versions() -> dict[str, str]:
             versions[pkg] = run_text(["dpkg-query", "-W", "-f=${Version}", pkg])
         except (subprocess.CalledProcessError, FileNotFoundError):
             raise BuildError(
-                f"Debian package '{pkg}' is not installed; the set-up step "
-                f"(make setup) installs it with apt-get"
+                f"Debian package '{pkg}' is not installed; the set-up step (make setup) installs it with apt-get"
             ) from None
     return versions
 
@@ -216,7 +215,7 @@ def ensure_tarball() -> Path:
             f"{TARBALL_NAME} from {origin} has sha256 {actual}, expected the pinned "
             f"{TARBALL_SHA256} (TARBALL_SHA256 in ns2-patches/ns2_build.py); refusing to build"
         )
-    os.replace(candidate, cached)
+    candidate.replace(cached)
     return cached
 
 
@@ -332,7 +331,7 @@ def build(key: str, inputs: dict, jobs: int) -> Path:
         shutil.copy2(log_path, staged / "build.log")
         write_manifest(staged, key, inputs)
         shutil.rmtree(entry, ignore_errors=True)
-        os.replace(staged, entry)
+        staged.replace(entry)
     except BuildError as err:
         kept = cache_root() / "ns2" / f"{key}.failed.log"
         if log_path.exists():
@@ -378,7 +377,7 @@ def install(entry: Path, out: Path) -> None:
         tmp = out / f".{name}.tmp"
         shutil.copyfile(src, tmp)
         shutil.copymode(src, tmp)
-        os.replace(tmp, dst)
+        tmp.replace(dst)
 
 
 def main(argv: list[str] | None = None) -> int:

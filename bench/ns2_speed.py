@@ -1,0 +1,154 @@
+"""Benchmark: our ns binary vs Debian's packaged ns on the same scripts, paired runs.
+
+    .venv/bin/python bench/ns2_speed.py [--repeats 5] [--markdown docs/PERFORMANCE.md]
+
+Workloads: a few of ns-2's own validation-suite tests, the four byte-identity scripts
+of the test suite, and one longer run (bench/workloads/long_dumbbell.tcl, ~190 MB of
+trace). Each round runs every workload once on each binary, alternating which binary
+goes first, so drift in machine load hits both alike. The figure of merit is the
+ratio of medians, ours / Debian's, of the child's CPU time (user + sys, from wait4);
+wall time is reported beside it. A ratio below 1 means ours is faster.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "ns2-patches"))
+sys.path.insert(0, str(REPO / "tests" / "ns2"))
+
+import ns2_build  # noqa: E402
+from suites import prepare_tree  # noqa: E402
+
+# (suite script, test name): among the slowest tests of their suites.
+SUITE_TESTS = [
+    ("test-suite-adaptive-red.tcl", "red2A-Adapt"),
+    ("test-suite-adaptive-red.tcl", "longlinkAdapt"),
+    ("test-suite-tcpVariants.tcl", "onedrop_SA_tahoe"),
+]
+SCRIPTS = sorted((REPO / "tests" / "ns2" / "scripts").glob("*.tcl")) + [
+    REPO / "bench" / "workloads" / "long_dumbbell.tcl"
+]
+MARK_BEGIN, MARK_END = "<!-- ns2-speed:begin -->", "<!-- ns2-speed:end -->"
+
+
+@dataclass
+class Workload:
+    name: str
+    args: list[str]  # after the binary
+    cwd: Path | None  # the suite's tcl/test directory, or None for a fresh temp dir
+
+
+def run_once(binary: Path, work: Workload) -> tuple[float, float]:
+    """(cpu seconds, wall seconds) of one run."""
+    with tempfile.TemporaryDirectory(prefix="ns2bench-") as tmp:
+        cwd = work.cwd or Path(tmp)
+        start = time.perf_counter()
+        proc = subprocess.Popen([str(binary), *work.args], cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+        if proc.returncode != 0:
+            raise SystemExit(f"{binary} {' '.join(work.args)} failed ({proc.returncode}): {err[-300:]}")
+        return usage.ru_utime + usage.ru_stime, wall
+
+
+def workloads(tree_test_dir: Path) -> list[Workload]:
+    items = [Workload(f"{script.removeprefix('test-suite-')[:-4]}:{test}", [script, test, "QUIET"], tree_test_dir)
+             for script, test in SUITE_TESTS]  # fmt: skip
+    items += [Workload(p.stem, [str(p)], None) for p in SCRIPTS]
+    return items
+
+
+def measure(binaries: dict[str, Path], items: list[Workload], repeats: int) -> dict[str, dict[str, list]]:
+    samples = {w.name: {label: [] for label in binaries} for w in items}
+    labels = list(binaries)
+    for rnd in range(repeats):
+        order = labels if rnd % 2 == 0 else labels[::-1]
+        for w in items:
+            for label in order:
+                samples[w.name][label].append(run_once(binaries[label], w))
+        print(f"[bench] round {rnd + 1}/{repeats} done", flush=True)
+    return samples
+
+
+def summarise(samples: dict[str, dict[str, list]]) -> tuple[list[str], float]:
+    rows, ratios = [], []
+    for name, by in samples.items():
+        ours_cpu = statistics.median(c for c, _ in by["ours"])
+        ref_cpu = statistics.median(c for c, _ in by["debian"])
+        ours_wall = statistics.median(w for _, w in by["ours"])
+        ref_wall = statistics.median(w for _, w in by["debian"])
+        ratio = ours_cpu / ref_cpu
+        ratios.append(ratio)
+        rows.append(f"| {name} | {ours_cpu:.3f} | {ref_cpu:.3f} | **{ratio:.3f}** | {ours_wall:.3f} | {ref_wall:.3f} |")
+    geo = statistics.geometric_mean(ratios)
+    return rows, geo
+
+
+def markdown(rows: list[str], geo: float, repeats: int, manifest: dict, ref_version: str) -> str:
+    header = [
+        MARK_BEGIN,
+        "## ns-2 binary: ours vs Debian's packaged ns",
+        "",
+        f"Command: `.venv/bin/python bench/ns2_speed.py --repeats {repeats} --markdown docs/PERFORMANCE.md`",
+        f"(ours: build key `{manifest['key']}`, CCOPT `{manifest['flags']['CCOPT']}`; Debian's: `ns2` {ref_version}).",
+        f"Paired runs, {repeats} rounds, alternating which binary goes first; medians of child CPU time",
+        "(user + sys) and wall time in seconds. Ratio = ours / Debian's CPU time; below 1 is faster.",
+        "",
+        "| workload | ours CPU s | Debian CPU s | ratio | ours wall s | Debian wall s |",
+        "|---|---|---|---|---|---|",
+    ]
+    verdict = "not slower (target met)" if geo <= 1.02 else "SLOWER than Debian's ns (target missed)"
+    footer = ["", f"Geometric mean of the ratios: **{geo:.3f}**, ours is {verdict}.", MARK_END]
+    return "\n".join(header + rows + footer) + "\n"
+
+
+def write_section(path: Path, section: str) -> None:
+    """Replace this benchmark's section of docs/PERFORMANCE.md, keeping the others."""
+    text = (
+        path.read_text()
+        if path.exists()
+        else "# Performance\n\nEvery figure here is a ratio measured side by side in one run.\n\n"
+    )
+    if MARK_BEGIN in text:
+        before, rest = text.split(MARK_BEGIN, 1)
+        text = before + section + rest.split(MARK_END, 1)[1].lstrip("\n")
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    path.write_text(text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--ours", type=Path, default=REPO / "build" / "ns2" / "ns")
+    parser.add_argument("--debian", type=Path, default=Path("/usr/bin/ns"))
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--markdown", type=Path, help="update this file's ns2-speed section")
+    args = parser.parse_args(argv)
+    manifest = json.loads((args.ours.parent / "manifest.json").read_text())
+    ref_version = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "ns2"], capture_output=True, text=True).stdout
+    with tempfile.TemporaryDirectory(prefix="ns2bench-tree-") as tmp:
+        test_dir = prepare_tree(ns2_build.ensure_tarball(), Path(tmp))
+        samples = measure({"ours": args.ours.resolve(), "debian": args.debian}, workloads(test_dir), args.repeats)
+    rows, geo = summarise(samples)
+    section = markdown(rows, geo, args.repeats, manifest, ref_version)
+    print(section)
+    if args.markdown:
+        write_section(args.markdown, section)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
