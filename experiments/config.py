@@ -1,0 +1,298 @@
+"""Loading and validating experiment files: YAML -> schema -> cross-checks -> defaults.
+
+Every problem becomes one ConfigError whose message is a single line naming the file,
+the key path and what is allowed. Nothing is written while validating.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+SCHEMA_PATH = Path(__file__).resolve().parents[1] / "configs" / "experiment.schema.json"
+RESERVED_COLUMNS = ("paper", "experiment", "seed", "run_key")
+
+
+class ConfigError(Exception):
+    """A bad experiment file; str() is the one line shown to the user."""
+
+
+@cache
+def schema() -> dict:
+    return json.loads(SCHEMA_PATH.read_text())
+
+
+# --- YAML --------------------------------------------------------------------
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that refuses duplicate keys (PyYAML silently keeps the last one)."""
+
+
+def _mapping_without_duplicates(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    seen: dict[Any, yaml.Node] = {}
+    for key_node, _ in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *anchor` may be overridden by explicit keys
+            continue
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            mark = key_node.start_mark
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key '{key}' (first at line {seen[key].start_mark.line + 1})", mark
+            )
+        seen[key] = key_node
+    return loader.construct_mapping(node, deep=deep)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)
+
+
+def read_yaml(path: Path) -> Any:
+    try:
+        text = path.read_text()
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read: {err.strerror}") from None
+    try:
+        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 -- a SafeLoader subclass
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
+        problem = getattr(err, "problem", None) or str(err)
+        raise ConfigError(f"{path}{where}: malformed YAML: {problem}") from None
+
+
+# --- schema ------------------------------------------------------------------
+
+
+def key_path(parts) -> str:
+    """experiments.exp1.seeds.count / claims[3].expected"""
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def _subschema_properties(error: jsonschema.ValidationError) -> list[str]:
+    return sorted(error.schema.get("properties", {}))
+
+
+def describe_error(error: jsonschema.ValidationError) -> str:
+    """The message part of one schema error, with what is allowed."""
+    where = key_path(error.absolute_path)
+    if error.validator == "additionalProperties":
+        allowed = _subschema_properties(error)
+        extras = sorted(set(error.instance) - set(allowed))
+        if allowed and extras:
+            key = extras[0]
+            near = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+            hint = f"did you mean '{near[0]}'? " if near else ""
+            return f"{key_path([*error.absolute_path, key])}: unknown key '{key}'; {hint}allowed: {', '.join(allowed)}"
+    if error.validator == "required":
+        return f"{where}: {error.message}"
+    if error.validator == "enum":
+        allowed = ", ".join(map(str, error.validator_value))
+        return f"{where}: {error.instance!r} is not allowed; allowed: {allowed}"
+    if "propertyNames" in error.schema_path:
+        return f"{where}: invalid name {error.instance!r}; names must match {error.validator_value}"
+    if error.validator == "pattern":
+        return f"{where}: {error.instance!r} does not match the required form {error.validator_value}"
+    if error.validator == "type":
+        return f"{where}: {error.instance!r} has the wrong type; expected {error.validator_value}"
+    return f"{where}: {error.message}"
+
+
+def _best_error(errors: list[jsonschema.ValidationError]) -> jsonschema.ValidationError:
+    """The deepest, most specific error (oneOf/anyOf are opened up to their causes)."""
+    return jsonschema.exceptions.best_match(errors)
+
+
+def validate_schema(doc: Any, path: Path) -> None:
+    validator = jsonschema.Draft202012Validator(schema())
+    errors = list(validator.iter_errors(doc))
+    if errors:
+        raise ConfigError(f"{path}: {describe_error(_best_error(errors))}")
+
+
+# --- cross-checks the schema cannot express ----------------------------------
+
+
+def get_path(tree: dict, dotted: str) -> Any:
+    node: Any = tree
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            raise KeyError(part)
+        node = node[part]
+    return node
+
+
+def axes_of(experiment: dict) -> dict[str, dict]:
+    """All axes of an experiment by name, product and zipped."""
+    matrix = experiment.get("matrix", {})
+    axes = dict(matrix.get("product", {}))
+    for group in matrix.get("zip", []):
+        axes.update(group)
+    return axes
+
+
+def level_labels(axis: dict) -> list:
+    levels = axis["levels"]
+    return list(levels) if isinstance(levels, dict) else list(levels)
+
+
+def _check_queue_names(doc: dict, path: Path) -> None:
+    known = sorted(doc.get("queues", {}))
+
+    def check(value: Any, where: str) -> None:
+        if isinstance(value, str) and value not in known:
+            near = difflib.get_close_matches(value, known, n=1)
+            hint = f"did you mean '{near[0]}'? " if near else ""
+            raise ConfigError(
+                f"{path}: {where}: unknown queue '{value}'; {hint}known queues (top-level 'queues'): "
+                f"{', '.join(known) or 'none defined'}"
+            )
+
+    for name, exp in doc["experiments"].items():
+        base = f"experiments.{name}"
+        check(exp["scenario"]["core_queue"], f"{base}.scenario.core_queue")
+        check(exp["scenario"]["topology"]["edge_link"].get("queue"), f"{base}.scenario.topology.edge_link.queue")
+        for axis_name, axis in axes_of(exp).items():
+            if axis.get("path") in ("core_queue", "topology.edge_link.queue"):
+                levels = axis["levels"]
+                values = levels.values() if isinstance(levels, dict) else levels
+                for value in values:
+                    check(value, f"{base}.matrix.{axis_name}.levels")
+
+
+def _check_experiment(name: str, exp: dict, path: Path) -> None:
+    base = f"experiments.{name}"
+    topo = exp["scenario"]["topology"]
+    if topo["kind"] == "dumbbell" and topo.get("core_nodes", 2) != 2:
+        raise ConfigError(f"{path}: {base}.scenario.topology.core_nodes: a dumbbell has 2 core nodes; use kind chain")
+    if exp.get("warmup", 0) >= exp["duration"]:
+        raise ConfigError(f"{path}: {base}.warmup: {exp['warmup']} must be less than duration {exp['duration']}")
+    seen: set[str] = set()
+    for group_index, group in enumerate(exp.get("matrix", {}).get("zip", [])):
+        sizes = {axis: len(level_labels(spec)) for axis, spec in group.items()}
+        if len(set(sizes.values())) > 1:
+            detail = ", ".join(f"{a}: {n}" for a, n in sizes.items())
+            raise ConfigError(
+                f"{path}: {base}.matrix.zip[{group_index}]: zipped axes need equally many levels ({detail})"
+            )
+    for axis_name, axis in axes_of(exp).items():
+        where = f"{base}.matrix.{axis_name}"
+        if axis_name in seen:
+            raise ConfigError(f"{path}: {where}: axis name used twice in one experiment")
+        seen.add(axis_name)
+        labels = level_labels(axis)
+        if len({str(label) for label in labels}) != len(labels):
+            raise ConfigError(f"{path}: {where}.levels: two levels have the same label")
+        targets = [axis["path"]] if "path" in axis else []
+        if "path" not in axis:
+            if not isinstance(axis["levels"], dict) or not all(isinstance(v, dict) for v in axis["levels"].values()):
+                raise ConfigError(
+                    f"{path}: {where}: without 'path', levels must map labels to {{dotted.path: value}} mappings"
+                )
+            targets = sorted({p for level in axis["levels"].values() for p in level})
+        for target in targets:
+            _check_target(exp["scenario"], target, f"{where}", path)
+
+
+def _check_target(scenario: dict, dotted: str, where: str, path: Path) -> None:
+    """A matrix path's parent must exist in the scenario; the leaf may be new (a knob, say).
+
+    A misspelt leaf is caught later, when the scenario with the level applied is
+    validated against the schema (experiments.matrix.expand).
+    """
+    parent = dotted.rpartition(".")[0]
+    try:
+        node = get_path(scenario, parent) if parent else scenario
+    except KeyError as missing:
+        raise ConfigError(
+            f"{path}: {where}: path '{dotted}' does not exist in the scenario (no '{missing.args[0]}')"
+        ) from None
+    if not isinstance(node, dict):
+        raise ConfigError(f"{path}: {where}: path '{dotted}' goes through a value, not a mapping")
+
+
+def _check_references(doc: dict, path: Path) -> None:
+    experiments = doc["experiments"]
+    for section in ("figures", "tables", "claims"):
+        for index, item in enumerate(doc.get(section, [])):
+            where = f"{section}[{index}]"
+            exp_name = item["experiment"]
+            if exp_name not in experiments:
+                raise ConfigError(
+                    f"{path}: {where}.experiment: unknown experiment '{exp_name}'; known: {', '.join(experiments)}"
+                )
+            axes = axes_of(experiments[exp_name])
+            for axis, label in item.get("where", {}).items():
+                if axis not in axes:
+                    raise ConfigError(
+                        f"{path}: {where}.where: '{axis}' is not an axis of {exp_name}; axes: {', '.join(axes)}"
+                    )
+                labels = level_labels(axes[axis])
+                if label not in labels:
+                    raise ConfigError(
+                        f"{path}: {where}.where.{axis}: '{label}' is not a level; levels: {', '.join(map(str, labels))}"
+                    )
+            if section == "claims" and item["kind"] == "extreme":
+                if item["axis"] not in axes:
+                    raise ConfigError(
+                        f"{path}: {where}.axis: '{item['axis']}' is not an axis of {exp_name}; axes: {', '.join(axes)}"
+                    )
+                labels = level_labels(axes[item["axis"]])
+                if item["level"] not in labels:
+                    raise ConfigError(
+                        f"{path}: {where}.level: '{item['level']}' is not a level of {item['axis']}; "
+                        f"levels: {', '.join(map(str, labels))}"
+                    )
+    ids = [c["id"] for c in doc.get("claims", [])]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ConfigError(f"{path}: claims: duplicate id {duplicates[0]}")
+
+
+# --- defaults ----------------------------------------------------------------
+
+
+def with_defaults(doc: dict) -> dict:
+    """A copy with every schema default filled in (the values the runs will use)."""
+    doc = copy.deepcopy(doc)
+    for exp in doc["experiments"].values():
+        exp.setdefault("warmup", 0)
+        exp["seeds"].setdefault("first", 1)
+        exp.setdefault("matrix", {})
+        exp["matrix"].setdefault("product", {})
+        exp["matrix"].setdefault("zip", [])
+        scenario = exp["scenario"]
+        scenario["topology"].setdefault("core_nodes", 2)
+        scenario.setdefault("monitors", {}).setdefault("queue_sample_interval", 0.1)
+        for group in scenario["flows"].values():
+            group.setdefault("count", 1)
+            group.setdefault("start", 0)
+    for section in ("queues",):
+        doc.setdefault(section, {})
+    for section in ("figures", "tables", "claims"):
+        doc.setdefault(section, [])
+    return doc
+
+
+def load(path: str | Path) -> dict:
+    """The validated experiment file with defaults applied; ConfigError on any problem."""
+    path = Path(path)
+    doc = read_yaml(path)
+    if doc is None:
+        raise ConfigError(f"{path}: empty file; an experiment file needs at least 'paper' and 'experiments'")
+    validate_schema(doc, path)
+    _check_queue_names(doc, path)
+    for name, exp in doc["experiments"].items():
+        _check_experiment(name, exp, path)
+    _check_references(doc, path)
+    return with_defaults(doc)
