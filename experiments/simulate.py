@@ -1,0 +1,175 @@
+"""Running simulations: one run directory per run key, complete or absent.
+
+A run executes in a temporary sibling directory and is renamed to
+`<runs>/<key>/` only when ns and the post-processing both succeeded, so a run
+directory that exists is complete and is reused as it is (same key, same bytes). A
+failure leaves `<runs>/<key>.failed/` with params.json, ns's stderr and `rerun.sh`,
+the exact command that reproduces it. Short runs are executed in batches (one
+Snakemake job per batch, DESIGN.md), each run keeping its own key and directory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from experiments.matrix import Run
+from experiments.runkey import parsers_digest, run_key, tcl_digest
+
+STDERR_TAIL_LINES = 5
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    """What a run executes with; its hashes enter every run key."""
+
+    ns: Path  # build/ns2/ns
+    manifest: Path  # build/ns2/manifest.json
+    driver: Path  # tcl/driver.tcl
+
+    @property
+    def ns_sha256(self) -> str:
+        return json.loads(self.manifest.read_text())["binary"]["sha256"]
+
+    @property
+    def tcl_sha256(self) -> str:
+        return tcl_digest(self.driver.parent)
+
+    @property
+    def code_sha256(self) -> str:
+        """Tcl sources and parsers together: the code that turns params into a run directory."""
+        return f"{self.tcl_sha256}:{parsers_digest()}"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    run: Run
+    key: str
+    directory: Path
+    status: str  # "ran", "cached" or "failed"
+    seconds: float = 0.0
+    message: str = ""
+
+
+def runs_dir(results: Path, run: Run) -> Path:
+    return results / run.paper / run.experiment / "runs"
+
+
+def key_of(run: Run, tools: Toolchain, code_sha256: str | None = None) -> str:
+    tcl_sha, parsers_sha = (code_sha256 or tools.code_sha256).split(":")
+    return run_key(run.params, tcl_sha, tools.ns_sha256, parsers_sha)
+
+
+def ns_command(tools: Toolchain, directory: Path) -> list[str]:
+    return [str(tools.ns), str(tools.driver), str(directory)]
+
+
+def _write_json(path: Path, value) -> None:
+    path.write_text(json.dumps(value, indent=2, sort_keys=True) + "\n")
+
+
+def execute(
+    run: Run,
+    key: str,
+    results: Path,
+    tools: Toolchain,
+    after: Callable[[Run, str, Path], None] | None = None,
+) -> Outcome:
+    """Run one simulation unless its directory exists; `after` post-processes it in place."""
+    final = runs_dir(results, run) / key
+    if final.is_dir():
+        return Outcome(run, key, final, "cached")
+    final.parent.mkdir(parents=True, exist_ok=True)
+    work = final.parent / f".{key}.tmp-{os.getpid()}"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir()
+    _write_json(work / "params.json", run.params)
+    shutil.copyfile(tools.manifest, work / "manifest.json")
+    started = time.monotonic()
+    with open(work / "stderr.txt", "w") as err:
+        proc = subprocess.run(ns_command(tools, work), stdout=subprocess.DEVNULL, stderr=err, check=False)
+    problem = ""
+    if proc.returncode != 0:
+        problem = f"ns exited with status {proc.returncode}"
+    elif after is not None:
+        try:
+            after(run, key, work)
+        except Exception as exc:  # noqa: BLE001 -- any post-processing failure fails this run only
+            problem = f"post-processing failed: {type(exc).__name__}: {exc}"
+    seconds = time.monotonic() - started
+    if not problem:
+        (work / "stderr.txt").unlink()
+        work.rename(final)
+        return Outcome(run, key, final, "ran", seconds)
+    return _fail(run, key, work, final, tools, problem, seconds)
+
+
+def _fail(run: Run, key: str, work: Path, final: Path, tools: Toolchain, problem: str, seconds: float) -> Outcome:
+    failed = final.with_name(f"{key}.failed")
+    shutil.rmtree(failed, ignore_errors=True)
+    work.rename(failed)
+    for name in ("packets.tr", "queue_monitor.tsv"):  # big, and not what a diagnosis needs
+        (failed / name).unlink(missing_ok=True)
+    rerun = shlex.join(ns_command(tools, failed))
+    (failed / "rerun.sh").write_text(f"#!/bin/sh\n# {problem}\n{rerun}\n")
+    tail = (failed / "stderr.txt").read_text(errors="replace").strip().splitlines()[-STDERR_TAIL_LINES:]
+    labels = " ".join(f"{k}={v}" for k, v in run.labels.items())
+    message = (
+        f"run {key} ({run.experiment} {labels} seed={run.seed}) failed: {problem}"
+        + (f"\n  stderr: {' | '.join(tail)}" if tail else "")
+        + f"\n  rerun: {rerun}"
+    )
+    return Outcome(run, key, failed, "failed", seconds, message)
+
+
+def run_batch(
+    runs: list[Run],
+    results: Path,
+    tools: Toolchain,
+    after: Callable[[Run, str, Path], None] | None = None,
+    progress: Callable[[str], None] = print,
+    label: str = "batch",
+) -> list[Outcome]:
+    """Execute runs one after another; a failed run does not stop the others."""
+    code_sha = tools.code_sha256
+    outcomes = []
+    for index, run in enumerate(runs, 1):
+        key = key_of(run, tools, code_sha)
+        outcome = execute(run, key, results, tools, after)
+        outcomes.append(outcome)
+        labels = " ".join(f"{k}={v}" for k, v in run.labels.items())
+        progress(
+            f"[{label} {index}/{len(runs)}] {run.experiment} {labels} seed={run.seed} "
+            f"key={key}: {outcome.status} {outcome.seconds:.1f}s"
+        )
+        if outcome.status == "failed":
+            progress(outcome.message)
+    return outcomes
+
+
+def batch_record(outcomes: list[Outcome]) -> dict:
+    """What a batch job leaves behind: each run's key, context and status."""
+    return {
+        "runs": [
+            {"key": o.key, "context": o.run.context, "status": o.status, "directory": str(o.directory)}
+            for o in outcomes
+        ]
+    }
+
+
+class BatchFailed(RuntimeError):
+    """Some runs of a batch failed; the message lists each with its rerun command."""
+
+
+def raise_for_failures(outcomes: list[Outcome]) -> None:
+    failed = [o for o in outcomes if o.status == "failed"]
+    if failed:
+        details = "\n".join(o.message for o in failed)
+        raise BatchFailed(f"{len(failed)} of {len(outcomes)} runs failed:\n{details}")

@@ -1,0 +1,130 @@
+"""What the Snakemake rules call: plain functions over the workflow's settings.
+
+Settings come from Snakemake's config (set by a profile or --config):
+  experiment_files  experiment YAML files (default: every configs/*.yaml)
+  results           results folder (default: results)
+  batch_size        runs per simulation job (default 25): Snakemake spends tens of ms of
+                    scheduler time per job, so one job per 1-second run would dominate
+  smoke             true: 1 seed per cell and at most smoke_duration simulated seconds
+  smoke_duration    (default 5)
+  keep_traces       true: keep each run's packets.tr after parsing (default false: a 70 s
+                    run's trace is ~100 MB, and the parquet tables hold what it said)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from experiments import config as config_mod
+from experiments import matrix, simulate
+
+
+@dataclass(frozen=True)
+class Settings:
+    experiment_files: tuple[str, ...]
+    results: Path
+    batch_size: int
+    smoke: bool
+    smoke_duration: float
+    keep_traces: bool
+
+    @classmethod
+    def from_config(cls, cfg: dict) -> Settings:
+        files = cfg.get("experiment_files") or sorted(str(p) for p in Path("configs").glob("*.yaml"))
+        if isinstance(files, str):
+            files = [files]
+        return cls(
+            experiment_files=tuple(files),
+            results=Path(cfg.get("results", "results")),
+            batch_size=int(cfg.get("batch_size", 25)),
+            smoke=bool(cfg.get("smoke", False)),
+            smoke_duration=float(cfg.get("smoke_duration", 5)),
+            keep_traces=bool(cfg.get("keep_traces", False)),
+        )
+
+
+def load(path: str, settings: Settings) -> dict:
+    """The validated experiment file, cut down when the smoke profile asks for it."""
+    doc = config_mod.load(path)
+    if settings.smoke:
+        for exp in doc["experiments"].values():
+            exp["seeds"]["count"] = 1
+            exp["duration"] = min(exp["duration"], settings.smoke_duration)
+            exp["warmup"] = min(exp["warmup"], exp["duration"] / 2)
+    return doc
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Which file defines each paper, and how many batches each experiment has."""
+
+    files: dict[str, str]  # paper -> experiment file
+    batches: dict[tuple[str, str], int]  # (paper, experiment) -> number of batches
+    docs: dict[str, dict]  # paper -> loaded experiment file
+
+    def batch_outputs(self, results: Path) -> list[str]:
+        return [
+            str(results / paper / exp / "batches" / f"{i}.json")
+            for (paper, exp), n in self.batches.items()
+            for i in range(n)
+        ]
+
+
+def plan(settings: Settings) -> Plan:
+    files, batches, docs = {}, {}, {}
+    for path in settings.experiment_files:
+        doc = load(path, settings)
+        paper = doc["paper"]
+        if paper in files:
+            raise config_mod.ConfigError(f"{path}: paper '{paper}' is also defined by {files[paper]}")
+        files[paper], docs[paper] = path, doc
+        for exp in doc["experiments"]:
+            count = len(matrix.expand(doc, path, [exp]))
+            batches[(paper, exp)] = -(-count // settings.batch_size)
+    return Plan(files, batches, docs)
+
+
+def batch_runs(doc: dict, source: str, experiment: str, index: int, batch_size: int) -> list[matrix.Run]:
+    runs = matrix.expand(doc, source, [experiment])
+    return runs[index * batch_size : (index + 1) * batch_size]
+
+
+def simulate_batch(
+    source: str,
+    experiment: str,
+    index: int,
+    settings: Settings,
+    tools: simulate.Toolchain,
+    record: str | Path,
+    log: str | Path,
+    after=None,
+) -> None:
+    """One Snakemake job: run (or reuse) every run of a batch, then write its record."""
+    doc = load(source, settings)
+    runs = batch_runs(doc, source, experiment, index, settings.batch_size)
+    with open(log, "w") as log_file:
+
+        def progress(line: str) -> None:
+            print(line, flush=True)
+            log_file.write(line + "\n")
+            log_file.flush()
+
+        outcomes = simulate.run_batch(
+            runs, settings.results, tools, after, progress, label=f"{doc['paper']}/{experiment} batch {index}"
+        )
+    simulate.raise_for_failures(outcomes)
+    Path(record).write_text(json.dumps(simulate.batch_record(outcomes), indent=2, sort_keys=True) + "\n")
+
+
+def parse_into_tables(settings: Settings):
+    """Post-run step: the run's outputs to parquet tables in <run>/tables/, then drop the raw trace."""
+    import parsers  # imported here: the core package does not need pyarrow to validate files
+
+    def after(run: matrix.Run, key: str, directory: Path) -> None:
+        parsers.parse_run(directory, directory / "tables", {**run.context, "run_key": key})
+        if not settings.keep_traces:
+            (directory / "packets.tr").unlink(missing_ok=True)
+
+    return after

@@ -1,0 +1,29 @@
+# Stage: simulate every run of every experiment file, a batch of runs per job.
+# Each run keeps its own key and directory (results/<paper>/<experiment>/runs/<key>/),
+# is parsed into parquet right after it ran, and is reused while its key is unchanged.
+
+
+rule simulate_batch:
+    input:
+        experiment_file=lambda w: PLAN.files[w.paper],
+        ns=rules.build_ns2.output.ns,
+        manifest=rules.build_ns2.output.manifest,
+        tcl=TCL_SOURCES,
+    output:
+        record=f"{RESULTS}/{{paper}}/{{experiment}}/batches/{{batch}}.json",
+    log:
+        "logs/{paper}/{experiment}/simulate_batch_{batch}.log",
+    params:
+        batch_size=SETTINGS.batch_size,
+        smoke=SETTINGS.smoke,
+    run:
+        wf.simulate_batch(
+            input.experiment_file,
+            wildcards.experiment,
+            int(wildcards.batch),
+            SETTINGS,
+            TOOLS,
+            output.record,
+            log[0],
+            after=wf.parse_into_tables(SETTINGS),
+        )
