@@ -89,7 +89,8 @@ def _link_series(link, samples, delays, capacity_bps, warmup, interval) -> list[
         if step["arrivals_packets"]:
             out.append({"scope": link, "metric": "drop_pct", "t": t,
                         "value": step["drops_packets"] / step["arrivals_packets"] * 100})  # fmt: skip
-    queue = samples.assign(t=_bins(samples["time"], warmup, interval)).groupby("t")["size_bytes"].mean()
+    inside = samples[samples["time"] < edges[-1]]  # the sample at the very end opens no interval
+    queue = inside.assign(t=_bins(inside["time"], warmup, interval)).groupby("t")["size_bytes"].mean()
     out += [{"scope": link, "metric": "queue_bytes_mean", "t": t, "value": v} for t, v in queue.items()]
     delay = delays.assign(t=_bins(delays["t_enqueue"], warmup, interval)).groupby("t")["queue_delay"].mean() * 1000
     out += [{"scope": link, "metric": "queue_delay_ms_mean", "t": t, "value": v} for t, v in delay.items()]

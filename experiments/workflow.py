@@ -9,6 +9,7 @@ Settings come from Snakemake's config (set by a profile or --config):
   smoke_duration    (default 5)
   keep_traces       true: keep each run's packets.tr after parsing (default false: a 70 s
                     run's trace is ~100 MB, and the parquet tables hold what it said)
+  profile_name      shown in the report (default: default)
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class Settings:
     smoke: bool
     smoke_duration: float
     keep_traces: bool
+    profile_name: str
 
     @classmethod
     def from_config(cls, cfg: dict) -> Settings:
@@ -42,6 +44,7 @@ class Settings:
             smoke=bool(cfg.get("smoke", False)),
             smoke_duration=float(cfg.get("smoke_duration", 5)),
             keep_traces=bool(cfg.get("keep_traces", False)),
+            profile_name=str(cfg.get("profile_name", "default")),
         )
 
 
@@ -64,12 +67,29 @@ class Plan:
     batches: dict[tuple[str, str], int]  # (paper, experiment) -> number of batches
     docs: dict[str, dict]  # paper -> loaded experiment file
 
-    def batch_outputs(self, results: Path) -> list[str]:
-        return [
-            str(results / paper / exp / "batches" / f"{i}.json")
-            for (paper, exp), n in self.batches.items()
-            for i in range(n)
-        ]
+    def records(self, results: str | Path, paper: str, experiment: str) -> list[str]:
+        """The batch records of one experiment."""
+        count = self.batches[(paper, experiment)]
+        return [str(Path(results) / paper / experiment / "batches" / f"{i}.json") for i in range(count)]
+
+    def experiment_tables(self, results: str | Path, paper: str, experiment: str) -> dict[str, str]:
+        base = Path(results) / paper / experiment
+        return {kind: str(base / f"{kind}.parquet") for kind in ("runs", "metrics", "series")}
+
+    def artifact(self, paper: str, kind: str, artifact_id: str) -> dict:
+        """A figure or table entry of a paper's file; kind is 'figures' or 'tables'."""
+        return next(a for a in self.docs[paper][kind] if a["id"] == artifact_id)
+
+    def artifact_outputs(self, results: str | Path) -> list[str]:
+        outputs = []
+        for paper, doc in self.docs.items():
+            outputs += [str(Path(results) / paper / "figures" / f"{a['id']}.png") for a in doc["figures"]]
+            for table in doc["tables"]:
+                outputs += [str(Path(results) / paper / "tables" / f"{table['id']}.{ext}") for ext in ("csv", "md")]
+        return outputs
+
+    def all_metrics(self, results: str | Path) -> list[str]:
+        return [self.experiment_tables(results, p, e)["metrics"] for p, e in self.batches]
 
 
 def plan(settings: Settings) -> Plan:
@@ -128,3 +148,30 @@ def parse_into_tables(settings: Settings):
             (directory / "packets.tr").unlink(missing_ok=True)
 
     return after
+
+
+def aggregate_experiment(plan: Plan, paper: str, experiment: str, records: list[str], out_dir: str) -> None:
+    from experiments import aggregate
+
+    warmup = plan.docs[paper]["experiments"][experiment]["warmup"]
+    aggregate.aggregate(records, warmup, out_dir)
+
+
+def draw(plan: Plan, results: str | Path, paper: str, kind: str, artifact_id: str, log: str | Path) -> list[Path]:
+    """Call the figure or table function an artifact entry names, on its experiment's tables."""
+    import importlib
+
+    from figures.common import ExperimentData
+
+    artifact = plan.artifact(paper, kind, artifact_id)
+    module = importlib.import_module(artifact.get("module", f"figures.{paper}"))
+    data = ExperimentData.load(Path(results) / paper / artifact["experiment"])
+    written = getattr(module, artifact["function"])(data, Path(results) / paper / kind / artifact_id, artifact)
+    Path(log).write_text("".join(f"wrote {path}\n" for path in written))
+    return written
+
+
+def report(plan: Plan, settings: Settings, manifest: str | Path, out: str | Path) -> None:
+    from experiments.report import write_report
+
+    write_report(list(plan.docs.values()), settings.results, manifest, out, settings.profile_name)

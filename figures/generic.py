@@ -1,0 +1,43 @@
+"""Figures any experiment file can ask for without new code (module: figures.generic).
+
+    figures:
+      - {id: delay_vs_flows, experiment: sweep, module: figures.generic,
+         function: metric_vs_axis, metric: e2e_delay_ms_mean, x: flows_n, hue: queue}
+
+Each point is the mean over seeds of a per-run metric (scope `all`), with its 95 %
+confidence interval over seeds.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import seaborn as sns
+
+from figures.common import ExperimentData, select  # sets the Agg backend before any figure exists
+
+
+def metric_vs_axis(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
+    """A metric (y) against one matrix axis (x), one line per level of another axis (hue)."""
+    metric, x, hue = artifact["metric"], artifact["x"], artifact.get("hue")
+    for axis in filter(None, (x, hue)):
+        if axis not in data.axes:
+            raise ValueError(f"{artifact['id']}: '{axis}' is not an axis of {artifact['experiment']}: {data.axes}")
+    rows = select(data.metrics, artifact.get("where", {}))
+    rows = rows[(rows["metric"] == metric) & (rows["scope"] == "all")]
+    if rows.empty:
+        raise ValueError(f"{artifact['id']}: no values of metric '{metric}' in {artifact['experiment']}")
+    seeds = rows["seed"].nunique()
+    fig, ax = plt.subplots(figsize=(6, 4))
+    sns.lineplot(data=rows, x=x, y="value", hue=hue, marker="o", errorbar=("ci", 95), ax=ax)
+    ax.set_xlabel(x)
+    ax.set_ylabel(metric)
+    ax.set_title(artifact.get("caption", f"{metric} vs {x}") + f"\n(mean over {seeds} seeds, 95 % CI)", fontsize=9)
+    fig.tight_layout()
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    png = out.with_suffix(".png")
+    fig.savefig(png, dpi=120, metadata={"Software": None})
+    plt.close(fig)
+    return [png]
