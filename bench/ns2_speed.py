@@ -31,8 +31,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "ns2-patches"))
 sys.path.insert(0, str(REPO / "tests" / "ns2"))
+sys.path.insert(0, str(REPO / "bench"))
 
 import ns2_build  # noqa: E402
+from perfdoc import write_section  # noqa: E402
 from suites import prepare_tree  # noqa: E402
 
 # (suite script, test name): among the slowest tests of their suites.
@@ -152,21 +154,6 @@ def markdown(rows: list[str], geo: float, repeats: int, manifest: dict, ref_vers
     return "\n".join(header + rows + footer) + "\n"
 
 
-def write_section(path: Path, section: str) -> None:
-    """Replace this benchmark's section of docs/PERFORMANCE.md, keeping the others."""
-    text = (
-        path.read_text()
-        if path.exists()
-        else "# Performance\n\nEvery figure here is a ratio measured side by side in one run.\n\n"
-    )
-    if MARK_BEGIN in text:
-        before, rest = text.split(MARK_BEGIN, 1)
-        text = before + section + rest.split(MARK_END, 1)[1].lstrip("\n")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ours", type=Path, default=REPO / "build" / "ns2" / "ns")
@@ -184,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     section = markdown(rows, geo, args.repeats, manifest, ref_version, ir)
     print(section)
     if args.markdown:
-        write_section(args.markdown, section)
+        write_section(args.markdown, section, MARK_BEGIN, MARK_END)
     return 0
 
 

@@ -33,6 +33,7 @@ class Toolchain:
     ns: Path  # build/ns2/ns
     manifest: Path  # build/ns2/manifest.json
     driver: Path  # tcl/driver.tcl
+    parsed: bool = True  # False: run directories keep raw outputs only (benchmarks)
 
     @property
     def ns_sha256(self) -> str:
@@ -45,7 +46,7 @@ class Toolchain:
     @property
     def code_sha256(self) -> str:
         """Tcl sources and parsers together: the code that turns params into a run directory."""
-        return f"{self.tcl_sha256}:{parsers_digest()}"
+        return f"{self.tcl_sha256}:{parsers_digest() if self.parsed else 'unparsed'}"
 
 
 @dataclass(frozen=True)

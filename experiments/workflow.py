@@ -10,6 +10,8 @@ Settings come from Snakemake's config (set by a profile or --config):
   keep_traces       true: keep each run's packets.tr after parsing (default false: a 70 s
                     run's trace is ~100 MB, and the parquet tables hold what it said)
   profile_name      shown in the report (default: default)
+  parse             false: leave runs unparsed (default true); only for measuring the
+                    orchestration overhead against a plain loop of ns runs (bench/)
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ class Settings:
     smoke_duration: float
     keep_traces: bool
     profile_name: str
+    parse: bool
 
     @classmethod
     def from_config(cls, cfg: dict) -> Settings:
@@ -45,6 +48,7 @@ class Settings:
             smoke_duration=float(cfg.get("smoke_duration", 5)),
             keep_traces=bool(cfg.get("keep_traces", False)),
             profile_name=str(cfg.get("profile_name", "default")),
+            parse=bool(cfg.get("parse", True)),
         )
 
 
@@ -140,6 +144,8 @@ def simulate_batch(
 
 def parse_into_tables(settings: Settings):
     """Post-run step: the run's outputs to parquet tables in <run>/tables/, then drop the raw trace."""
+    if not settings.parse:
+        return None
     import parsers  # imported here: the core package does not need pyarrow to validate files
 
     def after(run: matrix.Run, key: str, directory: Path) -> None:

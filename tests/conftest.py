@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+# The repository root first: pytest puts tests/ on sys.path, where tests/parsers/ and
+# tests/figures/ would otherwise shadow the packages parsers and figures.
+sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "ns2-patches"))
 
 import ns2_build  # noqa: E402

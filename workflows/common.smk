@@ -11,5 +11,6 @@ TOOLS = Toolchain(
     ns=Path("build/ns2/ns"),
     manifest=Path("build/ns2/manifest.json"),
     driver=Path("tcl/driver.tcl"),
+    parsed=SETTINGS.parse,
 )
 TCL_SOURCES = sorted(glob("tcl/**/*.tcl", recursive=True))

@@ -1,0 +1,72 @@
+# The one ns-2 driver of ns2-repro (DESIGN.md §1):
+#
+#     build/ns2/ns tcl/driver.tcl <run dir>
+#
+# reads <run dir>/params.json and writes meta.json, packets.tr and
+# queue_monitor.tsv into <run dir>. A bad parameter gives one line on stderr
+# and exit status 3, before any output file exists.
+
+set lib [file join [file dirname [file normalize [info script]]] lib]
+foreach part {params queues topology traffic monitors meta} {
+    source [file join $lib $part.tcl]
+}
+
+namespace eval repro {
+    variable OUTPUTS {meta.json packets.tr queue_monitor.tsv}
+}
+
+proc repro::main {run_dir} {
+    set params [load_params [file join $run_dir params.json]]
+    check_fields $params "" {schema seed duration topology core_queue flows monitors} \
+        {paper experiment labels}
+    if {[dict get $params schema] ne "ns2-repro/run-params/1"} {
+        fail schema "unsupported schema \"[dict get $params schema]\"" ns2-repro/run-params/1
+    }
+    set seed [need_number $params "" seed ">= 1" 1]
+    set duration [need_number $params "" duration "> 0"]
+    set monitors [need_object $params "" monitors queue_sample_interval]
+    set interval [need_number $monitors monitors queue_sample_interval "> 0"]
+
+    set ns [new Simulator]
+    # Pareto sources, RED and PI draw from the default RNG.
+    $::defaultRNG seed $seed
+    build_core $ns $params
+    build_flows $ns $params $duration
+
+    # Every parameter has been applied: only now do output files appear.
+    set trace [open [file join $run_dir packets.tr] w]
+    set tsv [open [file join $run_dir queue_monitor.tsv] w]
+    install_monitors $ns $trace
+    # meta.json at time 0, after ns-2's reset: values derived there (RED's
+    # thresh_queue_, cur_max_p_) are the ones in force.
+    $ns at 0.0 [list repro::write_meta [file join $run_dir meta.json]]
+    start_flows $ns
+    # The last sample halts the run at duration.
+    start_samples $ns $tsv $interval $duration
+    $ns run
+    close $trace
+    close $tsv
+}
+
+proc repro::remove_outputs {run_dir} {
+    variable OUTPUTS
+    foreach name $OUTPUTS {
+        file delete [file join $run_dir $name]
+    }
+}
+
+if {$argc != 1} {
+    puts stderr "usage: ns [info script] <run dir>"
+    exit 2
+}
+set run_dir [lindex $argv 0]
+if {[catch {repro::main $run_dir} msg opts]} {
+    repro::remove_outputs $run_dir
+    if {[dict get $opts -errorcode] eq "NS2REPRO"} {
+        puts stderr $msg
+        exit 3
+    }
+    puts stderr "ns2-repro: internal error: [dict get $opts -errorinfo]"
+    exit 1
+}
+exit 0

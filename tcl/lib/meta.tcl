@@ -1,0 +1,69 @@
+# meta.json (DESIGN.md §3): the nodes, links and flows the outputs refer to,
+# and every knob in force.
+
+package require json::write
+
+proc repro::write_meta {file} {
+    variable core
+    variable links
+    variable flows
+    variable core_queue
+    variable edge_queue
+    json::write indented 1
+    json::write aligned 0
+
+    set core_ids {}
+    foreach node $core {
+        lappend core_ids [$node id]
+    }
+    set sources {}
+    set sinks {}
+    set flow_list {}
+    set flow_knobs {}
+    foreach flow $flows {
+        set fid [dict get $flow fid]
+        set src [[dict get $flow src] id]
+        set dst [[dict get $flow dst] id]
+        lappend sources $fid $src
+        lappend sinks $fid $dst
+        lappend flow_list [json::write object fid $fid kind [json::write string [dict get $flow kind]] \
+                               source $src sink $dst]
+        lappend flow_knobs $fid [json::write object agent [knobs_json [dict get $flow agent]] \
+                                     sink [knobs_json [dict get $flow sink]] app [knobs_json [dict get $flow app]]]
+    }
+    set link_list {}
+    foreach link $links {
+        set fields [list name [json::write string [dict get $link name]] \
+                        from [[dict get $link from] id] to [[dict get $link to] id] \
+                        role [json::write string [dict get $link role]]]
+        if {[dict get $link fid] ne ""} {
+            lappend fields fid [dict get $link fid]
+        }
+        lappend fields traced true monitored [expr {[dict get $link monitored] ? "true" : "false"}]
+        lappend link_list [json::write object {*}$fields]
+    }
+
+    set json [json::write object \
+        schema [json::write string ns2-repro/run-meta/1] \
+        nodes [json::write object \
+            core [json::write array {*}$core_ids] \
+            sources [json::write object {*}$sources] \
+            sinks [json::write object {*}$sinks]] \
+        links [json::write array {*}$link_list] \
+        flows [json::write array {*}$flow_list] \
+        knobs [json::write object \
+            core_queue [knobs_json $core_queue] \
+            edge_queue [knobs_json $edge_queue] \
+            flows [json::write object {*}$flow_knobs]]]
+    set fh [open $file w]
+    puts $fh $json
+    close $fh
+}
+
+proc repro::knobs_json {obj} {
+    set values {}
+    dict for {knob value} [knob_values $obj] {
+        lappend values $knob [json::write string $value]
+    }
+    json::write object class [json::write string [$obj info class]] values [json::write object {*}$values]
+}
