@@ -13,7 +13,8 @@ Per core link, from the queue monitor and the per-hop trace:
 The first core link, where every flow enters the core, is also reported as
 `bottleneck_<metric>` with scope `all`.
 
-End to end, from the journeys of data packets (entry link to exit link):
+End to end, from the journeys of data packets (entry link to exit link; a TCP
+connection's header-only SYN is not data):
   e2e_delay_ms_mean / _std   over every delivered packet
   e2e_loss_pct_mean / _std   over the `interval`-second bins of entry time, each bin's
                              dropped / (dropped + delivered) x 100; packets still in
@@ -30,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 INTERVAL_S = 1.0
+TCP_HEADER_BYTES = 40  # ns-2's tcpip_base_hdr_size_: a TCP packet this small carries no data
 _UNITS = {"": 1.0, "k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "g": 1e9, "G": 1e9}
 
 
@@ -99,7 +101,8 @@ def _link_series(link, samples, delays, capacity_bps, warmup, interval) -> list[
 
 def e2e_metrics(journeys: pd.DataFrame, warmup: float, end: float, interval: float):
     """(metrics rows, series rows) of end-to-end delay and loss, per flow and for all flows."""
-    window = journeys[(journeys["t_enter"] >= warmup) & (journeys["t_enter"] < end)]
+    data = journeys[~((journeys["ptype"] == "tcp") & (journeys["size"] <= TCP_HEADER_BYTES))]
+    window = data[(data["t_enter"] >= warmup) & (data["t_enter"] < end)]
     settled = window[window["dropped"] | window["t_exit"].notna()]  # not still in flight at the end
     rows, series = [], []
     groups = [("all", settled)] + [(f"flow{fid}", g) for fid, g in settled.groupby("fid", sort=True)]
@@ -131,7 +134,9 @@ def run_metrics(run_dir: Path, warmup: float, interval: float = INTERVAL_S) -> t
     capacity = bandwidth_bps(params["topology"]["core_link"]["bandwidth"])
     queue = pd.read_parquet(tables / "queue.parquet")
     hops = pd.read_parquet(tables / "hops.parquet", columns=["link", "t_enqueue", "queue_delay", "dropped"])
-    journeys = pd.read_parquet(tables / "journeys.parquet", columns=["fid", "t_enter", "t_exit", "delay", "dropped"])
+    journeys = pd.read_parquet(
+        tables / "journeys.parquet", columns=["fid", "ptype", "size", "t_enter", "t_exit", "delay", "dropped"]
+    )
     link_rows, link_series = link_metrics(queue, hops, capacity, warmup, interval)
     e2e_rows, e2e_series = e2e_metrics(journeys, warmup, params["duration"], interval)
     bottleneck = [

@@ -28,11 +28,13 @@ HOPS = pd.DataFrame(
 NaN = math.nan
 JOURNEYS = pd.DataFrame(
     {
-        "fid": [1, 1, 1, 1, 2, 2],
-        "t_enter": [0.2, 0.4, 1.2, 1.3, 0.5, 1.9],
-        "t_exit": [0.25, 0.47, NaN, 1.34, 0.52, NaN],
-        "delay": [0.05, 0.07, NaN, 0.04, 0.02, NaN],
-        "dropped": [False, False, True, False, False, False],  # the last is still in flight at t=2
+        "fid": [1, 1, 1, 1, 1, 2, 2],
+        "ptype": ["tcp"] * 5 + ["cbr"] * 2,
+        "size": [40, 540, 540, 540, 540, 500, 500],  # the first is flow 1's SYN: not data
+        "t_enter": [0.0, 0.2, 0.4, 1.2, 1.3, 0.5, 1.9],
+        "t_exit": [0.03, 0.25, 0.47, NaN, 1.34, 0.52, NaN],
+        "delay": [0.03, 0.05, 0.07, NaN, 0.04, 0.02, NaN],
+        "dropped": [False, False, False, True, False, False, False],  # the last is still in flight at t=2
     }
 )
 

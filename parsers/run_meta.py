@@ -1,0 +1,60 @@
+"""The links of a run (meta.json, DESIGN.md section 3) as lookup arrays for vectorised trace filtering."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+ROLES = ("core", "entry", "exit")
+_NODE_SPACE = 1 << 32  # link key = from * 2**32 + to
+
+
+@dataclass(frozen=True)
+class Link:
+    name: str
+    src: int
+    dst: int
+    role: str
+    fid: int | None = None  # the flow of an entry or exit link
+
+
+class LinkTable:
+    """Maps a trace row's (from, to) to the index of a named link, its role and its flow."""
+
+    def __init__(self, links: list[Link]):
+        unknown = {link.role for link in links} - set(ROLES)
+        if unknown:
+            raise ValueError(f"meta.json: unknown link role(s) {sorted(unknown)}; known: {list(ROLES)}")
+        keys = [link.src * _NODE_SPACE + link.dst for link in links]
+        if len(set(keys)) != len(keys):
+            raise ValueError("meta.json: two links share the same (from, to) nodes")
+        self.links = links
+        self.keys = pa.array(keys, pa.int64())
+        self.names = pa.array([link.name for link in links], pa.string())
+        self.roles = pa.array([ROLES.index(link.role) for link in links], pa.int8())
+        self.fids = pa.array([link.fid for link in links], pa.int32())
+
+    @classmethod
+    def from_meta(cls, meta_path: str | Path) -> LinkTable:
+        meta = json.loads(Path(meta_path).read_text())
+        links = [Link(d["name"], int(d["from"]), int(d["to"]), d["role"], d.get("fid")) for d in meta["links"]]
+        return cls(links)
+
+    def index(self, src: pa.Array, dst: pa.Array) -> pa.Array:
+        """Index of each (src, dst) pair among the links (int32), null where it is no named link."""
+        key = pc.add(pc.multiply(src.cast(pa.int64()), _NODE_SPACE), dst.cast(pa.int64()))
+        return pc.index_in(key, value_set=self.keys)
+
+    def role_is(self, link_index: pa.Array, role: str) -> pa.Array:
+        """Boolean mask (null where no named link) of the rows whose link has `role`."""
+        return pc.equal(self.roles.take(link_index), ROLES.index(role))
+
+    def name_of(self, link_index: pa.Array) -> pa.Array:
+        return self.names.take(link_index)
+
+    def flow_of(self, link_index: pa.Array) -> pa.Array:
+        return self.fids.take(link_index)

@@ -1,0 +1,123 @@
+"""The four parquet tables (DESIGN.md section 6): their schemas, the run-context columns and parquet writing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+SCHEMAS: dict[str, pa.Schema] = {
+    "journeys": pa.schema(
+        [
+            ("fid", pa.int32()),
+            ("uid", pa.int64()),
+            ("seq", pa.int64()),
+            ("ptype", pa.string()),
+            ("size", pa.int32()),
+            ("t_enter", pa.float64()),
+            ("t_exit", pa.float64()),
+            ("delay", pa.float64()),
+            ("dropped", pa.bool_()),
+            ("drop_time", pa.float64()),
+            ("drop_link", pa.string()),
+        ]
+    ),
+    "hops": pa.schema(
+        [
+            ("link", pa.string()),
+            ("fid", pa.int32()),
+            ("uid", pa.int64()),
+            ("t_enqueue", pa.float64()),
+            ("t_dequeue", pa.float64()),
+            ("queue_delay", pa.float64()),
+            ("dropped", pa.bool_()),
+        ]
+    ),
+    "queue": pa.schema(
+        [("time", pa.float64()), ("link", pa.string())]
+        + [
+            (name, pa.int64())
+            for name in (
+                "size_bytes",
+                "size_packets",
+                "arrivals_packets",
+                "arrivals_bytes",
+                "departures_packets",
+                "departures_bytes",
+                "drops_packets",
+                "drops_bytes",
+            )
+        ]
+    ),
+    "flow_sums": pa.schema(
+        [("fid", pa.int32()), ("event", pa.string()), ("packets", pa.int64()), ("bytes", pa.int64())]
+    ),
+}
+KINDS = tuple(SCHEMAS)
+REQUIRED_CONTEXT = ("paper", "experiment", "seed", "run_key")
+
+
+def schema_version(kind: str) -> str:
+    return f"ns2-repro/table/{kind}/1"
+
+
+def normalize_context(context: dict[str, Any]) -> dict[str, Any]:
+    """`{paper, experiment, labels: {...}, seed, run_key}`; top-level keys other than these count as labels."""
+    missing = [key for key in REQUIRED_CONTEXT if key not in context]
+    if missing:
+        raise ValueError(f"context: missing {missing}; required: {list(REQUIRED_CONTEXT)} (and optional labels)")
+    labels = dict(context.get("labels") or {})
+    labels.update({k: v for k, v in context.items() if k not in (*REQUIRED_CONTEXT, "labels")})
+    if not isinstance(context["seed"], int) or isinstance(context["seed"], bool):
+        raise ValueError(f"context: seed must be an integer, got {context['seed']!r}")
+    for name, value in labels.items():
+        if name in REQUIRED_CONTEXT or any(name in schema.names for schema in SCHEMAS.values()):
+            raise ValueError(f"context: label {name!r} would clash with a column of the same name")
+        if value is not None and not isinstance(value, str | int | float | bool):
+            raise ValueError(f"context: label {name!r} must be a string, number or boolean, got {value!r}")
+    return {
+        "paper": str(context["paper"]),
+        "experiment": str(context["experiment"]),
+        "labels": labels,
+        "seed": context["seed"],
+        "run_key": str(context["run_key"]),
+    }
+
+
+def _constant_column(value: Any, rows: int) -> pa.Array:
+    """`value` repeated: strings as a one-entry dictionary (no copies), other scalars with their own type."""
+    if isinstance(value, str) or value is None:
+        indices = pa.nulls(rows, pa.int32()) if value is None else pa.repeat(pa.scalar(0, pa.int32()), rows)
+        return pa.DictionaryArray.from_arrays(indices, pa.array([value or ""], pa.string()))
+    scalar_type = pa.bool_() if isinstance(value, bool) else pa.int64() if isinstance(value, int) else pa.float64()
+    return pa.repeat(pa.scalar(value, scalar_type), rows)
+
+
+def with_context(table: pa.Table, kind: str, context: dict[str, Any]) -> pa.Table:
+    """The context columns (paper, experiment, labels..., seed, run_key) then the kind's columns, with metadata."""
+    context = normalize_context(context)
+    table = table.select(SCHEMAS[kind].names).cast(SCHEMAS[kind])
+    columns = {"paper": context["paper"], "experiment": context["experiment"], **context["labels"]}
+    columns |= {"seed": context["seed"], "run_key": context["run_key"]}
+    arrays = [_constant_column(value, table.num_rows) for value in columns.values()] + table.columns
+    out = pa.Table.from_arrays(arrays, names=list(columns) + table.column_names)
+    return out.replace_schema_metadata(
+        {
+            "ns2repro.kind": kind,
+            "ns2repro.schema_version": schema_version(kind),
+            "ns2repro.context": json.dumps(context, sort_keys=True),
+        }
+    )
+
+
+def write_table(table: pa.Table, kind: str, context: dict[str, Any], path: str | Path) -> Path:
+    """Write `table` with its context columns and metadata to `path`, atomically (temp file, then rename)."""
+    import pyarrow.parquet as pq  # here, not at the top: reading a trace needs no parquet (import time, RSS)
+
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    pq.write_table(with_context(table, kind, context), tmp)
+    tmp.replace(path)
+    return path

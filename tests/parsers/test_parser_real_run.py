@@ -1,0 +1,157 @@
+"""Parsers against real ns-2 runs, checked with a plain line-by-line Python reading of the same files.
+
+Two runs: `dumbbell_run.tcl` (this directory; laid out like the driver's, with losses on an entry link too) and the
+pipeline's own driver, tcl/driver.tcl, on a small params.json (DESIGN.md section 2).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from parsers import SCHEMAS, parse_run
+
+SCRIPT = Path(__file__).with_name("dumbbell_run.tcl")
+DRIVER = Path(__file__).resolve().parents[2] / "tcl" / "driver.tcl"
+_FTP = {
+    "kind": "ftp",
+    "start": 0.0,
+    "agent": {"class": "Agent/TCP/Newreno", "knobs": {"packetSize_": 500, "window_": 50}},
+    "sink": {"class": "Agent/TCPSink", "knobs": {}},
+    "app": {"class": "Application/FTP", "knobs": {}},
+}
+DRIVER_PARAMS = {
+    "schema": "ns2-repro/run-params/1",
+    "paper": "test",
+    "experiment": "chain",
+    "labels": {"queue": "RED"},
+    "seed": 7,
+    "duration": 3.0,
+    "topology": {
+        "kind": "chain",
+        "core_nodes": 3,
+        "core_link": {"bandwidth": "2Mb", "delay": "10ms"},
+        "edge_link": {"bandwidth": "100Mb", "delay": "1ms", "queue": {"class": "Queue/DropTail", "knobs": {}}},
+    },
+    "core_queue": {"class": "Queue/RED", "knobs": {"limit_": 20}},
+    "flows": [{"fid": fid, **_FTP} for fid in (1, 2)]
+    + [
+        {
+            "fid": 3,
+            "kind": "cbr",
+            "start": 0.5,
+            "agent": {"class": "Agent/UDP", "knobs": {"packetSize_": 500}},
+            "sink": {"class": "Agent/Null", "knobs": {}},
+            "app": {"class": "Application/Traffic/CBR", "knobs": {"packetSize_": 500, "rate_": "1Mb"}},
+        }
+    ],
+    "monitors": {"queue_sample_interval": 0.1},
+}
+CONTEXT = {"paper": "test", "experiment": "dumbbell", "labels": {"queue": "RED"}, "seed": 7, "run_key": "real"}
+
+
+def meta_of_script() -> dict:
+    """dumbbell_run.tcl creates C0=0, C1=1, then S_fid = 2*fid, R_fid = 2*fid+1 for fid 1..3."""
+    links = [{"name": "core0", "from": 0, "to": 1, "role": "core", "traced": True, "monitored": True}]
+    for fid in (1, 2, 3):
+        links.append({"name": f"entry{fid}", "from": 2 * fid, "to": 0, "role": "entry", "fid": fid, "traced": True})
+        links.append({"name": f"exit{fid}", "from": 1, "to": 2 * fid + 1, "role": "exit", "fid": fid, "traced": True})
+    return {"schema": "ns2-repro/run-meta/1", "links": links}
+
+
+@pytest.fixture(scope="module", params=["script", "driver"])
+def real_run(ns_binary, tmp_path_factory, request) -> Path:
+    run = tmp_path_factory.mktemp("runs") / "real"
+    run.mkdir()
+    if request.param == "script":
+        shutil.copy(SCRIPT, run)
+        subprocess.run([str(ns_binary), SCRIPT.name], cwd=run, check=True, capture_output=True, timeout=120)
+        (run / "meta.json").write_text(json.dumps(meta_of_script()))
+    else:
+        if not DRIVER.is_file():
+            pytest.skip(f"{DRIVER} is not there yet")
+        (run / "params.json").write_text(json.dumps(DRIVER_PARAMS))
+        subprocess.run([str(ns_binary), str(DRIVER), str(run)], check=True, capture_output=True, timeout=120)
+    return run
+
+
+def reference(trace: Path, meta: dict):
+    """Journeys, hops and flow sums by reading the trace line by line with dicts: slow and obvious."""
+    names = {(lk["from"], lk["to"]): lk for lk in meta["links"]}
+    sums, journeys, hops = Counter(), {}, {}
+    with open(trace) as f:
+        for line in f:
+            event, t, src, dst, ptype, size, _flags, fid, _s, _d, seq, uid = line.split()
+            t, size, fid, uid = float(t), int(size), int(fid), int(uid)
+            sums[fid, event, "packets"] += 1
+            sums[fid, event, "bytes"] += size
+            link = names.get((int(src), int(dst)), {"name": f"{src}->{dst}", "role": None})
+            role = link["role"]
+            if event == "+" and role == "entry":
+                journeys[uid] = {"fid": fid, "uid": uid, "seq": int(seq), "ptype": ptype, "size": size, "t_enter": t,
+                                 "t_exit": None, "delay": None, "dropped": False, "drop_time": None,
+                                 "drop_link": None, "flow": link["fid"]}  # fmt: skip
+            elif event == "r" and role == "exit" and uid in journeys and journeys[uid]["flow"] == link["fid"]:
+                journeys[uid].update(t_exit=t, delay=t - journeys[uid]["t_enter"])
+            elif event == "d" and uid in journeys:
+                journeys[uid].update(dropped=True, drop_time=t, drop_link=link["name"])
+            if role == "core":
+                key = (link["name"], uid)
+                if event == "+":
+                    hops[key] = {"link": link["name"], "fid": fid, "uid": uid, "t_enqueue": t, "t_dequeue": None,
+                                 "queue_delay": None, "dropped": False}  # fmt: skip
+                elif event == "-" and key in hops:
+                    hops[key].update(t_dequeue=t, queue_delay=t - hops[key]["t_enqueue"])
+                elif event == "d" and key in hops:
+                    hops[key]["dropped"] = True
+    journeys = sorted(({k: v for k, v in j.items() if k != "flow"} for j in journeys.values()),
+                      key=lambda j: (j["t_enter"], j["uid"]))  # fmt: skip
+    hops = sorted(hops.values(), key=lambda h: (h["t_enqueue"], h["link"], h["uid"]))
+    return journeys, hops, sums
+
+
+@pytest.fixture(scope="module", params=[{"workers": 1}, {"workers": 2, "block_size": 4096}], ids=["1range", "2ranges"])
+def parsed(real_run, tmp_path_factory, request):
+    out = tmp_path_factory.mktemp("parquet")
+    written = parse_run(real_run, out, CONTEXT, **request.param)
+    data = {}
+    for kind, path in written.items():
+        table = pq.read_table(path)
+        data[kind] = table.select(SCHEMAS[kind].names).to_pylist()  # without the context columns
+    return data
+
+
+def test_real_run_has_every_case(real_run, parsed):
+    journeys = parsed["journeys"]
+    assert len(journeys) > 500
+    assert {j["drop_link"] for j in journeys} >= {None, "core0"}  # RED losses
+    if (real_run / SCRIPT.name).exists():
+        assert "entry3" in {j["drop_link"] for j in journeys}  # losses on an entry link
+    else:
+        assert {h["link"] for h in parsed["hops"]} == {"core0", "core1"}  # a chain of 3 core nodes
+    assert any(j["t_exit"] is None and not j["dropped"] for j in journeys)  # in flight when the run stops
+
+
+def test_real_run_matches_line_by_line_reading(real_run, parsed):
+    journeys, hops, sums = reference(real_run / "packets.tr", json.loads((real_run / "meta.json").read_text()))
+    assert parsed["journeys"] == journeys
+    assert parsed["hops"] == hops
+    assert {(r["fid"], r["event"], "packets"): r["packets"] for r in parsed["flow_sums"]} | {
+        (r["fid"], r["event"], "bytes"): r["bytes"] for r in parsed["flow_sums"]
+    } == dict(sums)
+
+
+def test_real_run_queue_table_is_the_tsv(real_run, parsed):
+    lines = (real_run / "queue_monitor.tsv").read_text().splitlines()
+    rows = [line.split("\t") for line in lines[1:]]
+    assert len({r[1] for r in rows}) * 31 == len(rows)  # every 0.1 s from 0 to 3.0 inclusive, per monitored link
+    assert [[f"{r['time']:.6f}", r["link"], *(str(v) for v in list(r.values())[2:])] for r in parsed["queue"]] == rows
+    last = [r for r in parsed["queue"] if r["link"] == "core0"][-1]
+    core0_drops = sum(1 for h in parsed["hops"] if h["dropped"] and h["link"] == "core0")
+    assert last["drops_packets"] == core0_drops  # the monitor and the trace agree on the core link's losses
