@@ -45,6 +45,19 @@ def bandwidth_bps(text: str) -> float:
     return float(number) * _UNITS[unit] * scale
 
 
+_TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+
+
+def seconds(text: str | float) -> float:
+    """ns-2's time notation: '10ms' = 0.01; a bare number is seconds."""
+    if isinstance(text, int | float):
+        return float(text)
+    for unit in ("ms", "us", "ns", "s"):
+        if text.endswith(unit):
+            return float(text[: -len(unit)]) * _TIME_UNITS[unit]
+    return float(text)
+
+
 def _bins(times: pd.Series, start: float, interval: float) -> pd.Series:
     return start + np.floor((times - start) / interval) * interval
 

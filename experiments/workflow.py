@@ -84,6 +84,13 @@ class Plan:
         """A figure or table entry of a paper's file; kind is 'figures' or 'tables'."""
         return next(a for a in self.docs[paper][kind] if a["id"] == artifact_id)
 
+    def artifact_inputs(self, results: str | Path, paper: str, kind: str, artifact_id: str) -> list[str]:
+        """What drawing an artifact reads: its experiment's tables and the code that draws it."""
+        artifact = self.artifact(paper, kind, artifact_id)
+        tables = self.experiment_tables(results, paper, artifact["experiment"])
+        module_file = Path(*artifact.get("module", f"figures.{paper}").split(".")).with_suffix(".py")
+        return [tables["metrics"], tables["series"], str(module_file), "figures/common.py"]
+
     def artifact_outputs(self, results: str | Path) -> list[str]:
         outputs = []
         for paper, doc in self.docs.items():
@@ -123,9 +130,9 @@ def simulate_batch(
     tools: simulate.Toolchain,
     record: str | Path,
     log: str | Path,
-    after=None,
 ) -> None:
-    """One Snakemake job: run (or reuse) every run of a batch, then write its record."""
+    """One Snakemake job: run (or reuse) and parse every run of a batch, then write its record."""
+    after = parse_into_tables(settings)
     doc = load(source, settings)
     runs = batch_runs(doc, source, experiment, index, settings.batch_size)
     with open(log, "w") as log_file:
@@ -171,7 +178,9 @@ def draw(plan: Plan, results: str | Path, paper: str, kind: str, artifact_id: st
 
     artifact = plan.artifact(paper, kind, artifact_id)
     module = importlib.import_module(artifact.get("module", f"figures.{paper}"))
-    data = ExperimentData.load(Path(results) / paper / artifact["experiment"])
+    axes = config_mod.axes_of(plan.docs[paper]["experiments"][artifact["experiment"]])
+    levels = {name: config_mod.level_labels(axis) for name, axis in axes.items()}
+    data = ExperimentData.load(Path(results) / paper / artifact["experiment"], list(axes), levels)
     written = getattr(module, artifact["function"])(data, Path(results) / paper / kind / artifact_id, artifact)
     Path(log).write_text("".join(f"wrote {path}\n" for path in written))
     return written

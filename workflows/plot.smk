@@ -2,21 +2,9 @@
 # (or the module an entry names, e.g. figures.generic for any sweep).
 
 
-def artifact_inputs(kind):
-    def inputs(w):
-        artifact = PLAN.artifact(w.paper, kind, w.artifact)
-        tables = PLAN.experiment_tables(RESULTS, w.paper, artifact["experiment"])
-        module_file = (
-            artifact.get("module", f"figures.{w.paper}").replace(".", "/") + ".py"
-        )
-        return [tables["metrics"], tables["series"], module_file, "figures/common.py"]
-
-    return inputs
-
-
 rule draw_figure:
     input:
-        artifact_inputs("figures"),
+        lambda w: PLAN.artifact_inputs(RESULTS, w.paper, "figures", w.artifact),
     output:
         f"{RESULTS}/{{paper}}/figures/{{artifact}}.png",
     log:
@@ -27,7 +15,7 @@ rule draw_figure:
 
 rule write_table:
     input:
-        artifact_inputs("tables"),
+        lambda w: PLAN.artifact_inputs(RESULTS, w.paper, "tables", w.artifact),
     output:
         csv=f"{RESULTS}/{{paper}}/tables/{{artifact}}.csv",
         md=f"{RESULTS}/{{paper}}/tables/{{artifact}}.md",

@@ -25,5 +25,4 @@ rule simulate_batch:
             TOOLS,
             output.record,
             log[0],
-            after=wf.parse_into_tables(SETTINGS),
         )

@@ -5,7 +5,7 @@ import math
 import pandas as pd
 import pytest
 
-from experiments.metrics import bandwidth_bps, e2e_metrics, link_metrics
+from experiments.metrics import bandwidth_bps, e2e_metrics, link_metrics, seconds
 
 QUEUE = pd.DataFrame(
     {
@@ -84,3 +84,10 @@ def test_e2e_metrics():
     assert as_dict(rows, "flow2")["e2e_loss_pct_mean"] == 0.0
     delay_series = {s["t"]: s["value"] for s in series if s["scope"] == "all" and s["metric"] == "e2e_delay_ms_mean"}
     assert delay_series == pytest.approx({0.0: (50 + 70 + 20) / 3, 1.0: 40.0})
+
+
+@pytest.mark.parametrize(
+    "text,s", [("10ms", 0.01), ("1ms", 0.001), ("2s", 2.0), ("500us", 5e-4), ("0.5", 0.5), (3, 3.0)]
+)
+def test_time_notation(text, s):
+    assert seconds(text) == pytest.approx(s)

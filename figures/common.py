@@ -1,0 +1,160 @@
+"""What every figure and table module shares: the input tables, row selection, style and
+deterministic output.
+
+Importing this module selects matplotlib's Agg backend (no display, reproducible raster
+output) and the seaborn theme, before any figure exists.
+
+Determinism: the same input tables give byte-identical files. PNGs carry no `Software`
+entry, PDFs no `CreationDate`; seaborn's bootstrap confidence bands use a fixed seed
+(`BOOT_SEED`); CSV and markdown are written with fixed float formats and `\\n` line ends.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+import seaborn as sns  # noqa: E402
+
+from experiments.claims import ci95  # noqa: E402  (the same interval as the claims' verdicts)
+
+__all__ = [
+    "BOOT_SEED",
+    "CI_BAND",
+    "ExperimentData",
+    "ci95",
+    "levels",
+    "markdown_table",
+    "save_figure",
+    "seed_note",
+    "select",
+    "write_table",
+]
+
+# Columns that are context but not a matrix axis, and the measurement columns.
+NOT_AXES = ("paper", "experiment", "seed", "run_key")
+MEASURES = ("scope", "metric", "t", "value")
+
+CI_BAND = ("ci", 95)  # seaborn errorbar: 95 % bootstrap interval of the mean over seeds
+BOOT_SEED = 0  # seaborn's bootstrap seed, so that the bands (and the PNG bytes) repeat
+DPI = 120
+
+sns.set_theme(style="whitegrid", context="paper", palette="colorblind")
+
+
+@dataclass
+class ExperimentData:
+    """The aggregate tables of one experiment (experiments.aggregate)."""
+
+    metrics: pd.DataFrame
+    series: pd.DataFrame
+    axes: list[str] = field(default_factory=list)  # matrix axis names, in matrix order
+    levels: dict[str, list] = field(default_factory=dict)  # axis -> level labels, in file order
+    params: dict = field(default_factory=dict)  # one run's params.json: the experiment's scenario
+
+    @classmethod
+    def load(cls, directory: str | Path, axes: list[str] | None = None, levels: dict | None = None) -> ExperimentData:
+        """Read metrics.parquet and series.parquet, and the params.json of the first run in
+        runs.parquet. Without `axes`, they are the context columns other than paper,
+        experiment, seed and run_key, in the order of the metrics table."""
+        directory = Path(directory)
+        metrics = pd.read_parquet(directory / "metrics.parquet")
+        series = pd.read_parquet(directory / "series.parquet")
+        params = {}
+        runs = directory / "runs.parquet"
+        if runs.exists():
+            first = pd.read_parquet(runs, columns=["directory"])["directory"].iloc[0]
+            params = json.loads((Path(first) / "params.json").read_text())
+        return cls(metrics, series, axes or infer_axes(metrics), dict(levels or {}), params)
+
+
+def infer_axes(table: pd.DataFrame) -> list[str]:
+    return [c for c in table.columns if c not in NOT_AXES and c not in MEASURES]
+
+
+def select(table: pd.DataFrame, where: dict | None) -> pd.DataFrame:
+    """The rows whose axis columns carry the given labels ({axis: label}, labels compared as
+    text, as the claims do). An unknown axis or a label no row carries is an error: a typo in
+    an experiment file must not silently give an empty figure."""
+    rows = table
+    for axis, label in (where or {}).items():
+        if axis not in rows.columns:
+            raise ValueError(f"where: '{axis}' is not a column of the table; columns: {list(table.columns)}")
+        column = rows[axis].astype(str)
+        if not (column == str(label)).any():
+            known = sorted(set(table[axis].astype(str)))
+            raise ValueError(f"where: no row has {axis} = {label!r}; levels: {known}")
+        rows = rows[column == str(label)]
+    return rows
+
+
+def levels(table: pd.DataFrame, column: str, preferred: Sequence = ()) -> list:
+    """The distinct values of a column: those in `preferred` first, in that order, then the
+    others sorted (as text)."""
+    present = list(dict.fromkeys(table[column].tolist()))
+    first = [p for p in preferred if p in present]
+    return first + sorted((v for v in present if v not in first), key=str)
+
+
+def seed_note(table: pd.DataFrame, by: Iterable[str]) -> str:
+    """'10 seeds' (per group of `by`), '3-10 seeds' when the groups differ."""
+    by = [b for b in by if b in table.columns]
+    counts = table.groupby(by)["seed"].nunique() if by else pd.Series([table["seed"].nunique()])
+    if counts.empty:
+        return "no seeds"
+    low, high = int(counts.min()), int(counts.max())
+    text = f"{low}" if low == high else f"{low}–{high}"
+    return f"{text} seed{'s' if high != 1 else ''}"
+
+
+def save_figure(fig: matplotlib.figure.Figure, out: str | Path, pdf: bool = False) -> list[Path]:
+    """<out>.png (and <out>.pdf), without timestamps or version strings; closes the figure."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    png = out.with_name(out.name + ".png")
+    fig.savefig(png, dpi=DPI, metadata={"Software": None})
+    written = [png]
+    if pdf:
+        path = out.with_name(out.name + ".pdf")
+        fig.savefig(path, metadata={"CreationDate": None, "Producer": None})
+        written.append(path)
+    plt.close(fig)
+    return written
+
+
+def fmt(value: float, digits: int) -> str:
+    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
+
+
+def mean_pm(mean: float, half: float, digits: int) -> str:
+    """'12.34 ± 0.56'; '12.34 ± n/a' when there is no interval (one seed)."""
+    return f"{fmt(mean, digits)} ± {fmt(half, digits)}"
+
+
+def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[str]], right: Sequence[bool] = ()) -> list[str]:
+    """A GitHub markdown table; `right[i]` right-aligns column i (numbers)."""
+    align = [("---:" if (i < len(right) and right[i]) else ":---") for i in range(len(headers))]
+    lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join(align) + " |"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def write_table(frame: pd.DataFrame, markdown: Sequence[str], out: str | Path) -> list[Path]:
+    """<out>.csv (the frame, numbers at full useful precision) and <out>.md (the given lines)."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    csv = out.with_name(out.name + ".csv")
+    md = out.with_name(out.name + ".md")
+    frame.to_csv(csv, index=False, float_format="%.10g", lineterminator="\n")
+    with open(md, "w", newline="\n") as handle:
+        handle.write("\n".join(markdown) + "\n")
+    return [csv, md]

@@ -1,0 +1,299 @@
+"""Figures and tables of Koo, Ahn, Chung (2004), configs/koo_aqm.yaml.
+
+The paper shows one run per scheme; we have several seeds per cell, so every line is the
+mean over seeds and its band the 95 % bootstrap confidence interval of that mean
+(seaborn's errorbar=("ci", 95), fixed bootstrap seed), and table cells are the mean over
+seeds of a per-run metric with the half-width of its 95 % Student-t interval (the interval
+the claims use). Both readings of the traffic (axis `variant`) are always shown.
+
+Nothing here contains a published value: the comparison with the paper is the report's.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import seaborn as sns
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+
+from experiments.metrics import seconds
+from figures.common import (
+    BOOT_SEED,
+    CI_BAND,
+    ExperimentData,
+    ci95,
+    levels,
+    markdown_table,
+    mean_pm,
+    save_figure,
+    seed_note,
+    select,
+    write_table,
+)
+
+QUEUE_ORDER = ("DropTail", "RED", "PI")  # the experiment file's level order
+VARIANT_ORDER = ("as_text", "as_script")
+_COLORS = sns.color_palette("colorblind")
+QUEUE_COLORS = {"DropTail": _COLORS[0], "RED": _COLORS[3], "PI": _COLORS[2]}
+FLOW_COLORS = [_COLORS[i] for i in (0, 2, 4, 3, 1, 5, 6, 7, 8, 9)]  # flow 4 (UDP) vermillion
+
+BOTTLENECK = "core0"  # the first core link, where every flow enters the core
+
+# Fig. 7's four panels: (series metric, axis label, factor applied to the values).
+FIG7_PANELS = (
+    ("utilization_pct", "Link utilization (%)", 1.0),
+    ("drop_pct", "Loss (drop) rate (%)", 1.0),
+    ("queue_delay_ms_mean", "Avg. queueing delay (ms)", 1.0),
+    ("queue_bytes_mean", "Avg. queue length (kB)", 1e-3),  # 1 kB = 1000 B
+)
+
+
+def link_delays_ms(params: dict) -> tuple[float, float]:
+    """(core link, edge link) propagation delays of the runs, from their params.json."""
+    topology = params["topology"]
+    return seconds(topology["core_link"]["delay"]) * 1e3, seconds(topology["edge_link"]["delay"]) * 1e3
+
+
+def flow_kinds(params: dict) -> dict[str, str]:
+    """scope -> what the flow is, e.g. flow4 -> 'pareto over UDP', from params.json."""
+    return {
+        f"flow{f['fid']}": f"{f['kind']} over {f['agent']['class'].removeprefix('Agent/')}" for f in params["flows"]
+    }
+
+
+# Table 2's columns: (per-run metric, scope `all`; header; decimals in the markdown).
+TABLE2_COLUMNS = (
+    ("e2e_loss_pct_mean", "Mean loss rate (%)", 3),
+    ("e2e_delay_ms_mean", "Mean delay (ms)", 2),
+    ("e2e_loss_pct_std", "Std. dev. of loss rate (%)", 3),
+    ("e2e_delay_ms_std", "Std. dev. of delay (ms)", 2),
+)
+
+
+def _where_text(artifact: dict) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in (artifact.get("where") or {}).items())
+
+
+def _band_note(rows: pd.DataFrame, by: list[str]) -> str:
+    seeds = seed_note(rows, by)
+    if rows.groupby(by)["seed"].nunique().max() < 2:
+        return f"line: {seeds}, so no confidence band"
+    return f"line: mean over {seeds}; band: 95 % bootstrap CI of that mean"
+
+
+# --------------------------------------------------------------------------- Fig. 7
+
+
+def fig7_rows(data: ExperimentData, artifact: dict) -> pd.DataFrame:
+    """The bottleneck's per-second series that Fig. 7 draws, in display units."""
+    rows = select(data.series, artifact.get("where"))
+    rows = rows[(rows["scope"] == BOTTLENECK) & rows["metric"].isin([p[0] for p in FIG7_PANELS])]
+    if rows.empty:
+        raise ValueError(f"{artifact['id']}: no series of link {BOTTLENECK} in {artifact['experiment']}")
+    factor = rows["metric"].map({metric: f for metric, _, f in FIG7_PANELS})
+    return rows.assign(value=rows["value"] * factor)
+
+
+def fig7(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
+    """Utilization, drop rate, queueing delay and queue length of the bottleneck over time:
+    one row of panels per metric, one column per variant, one colour per queue discipline."""
+    rows = fig7_rows(data, artifact)
+    queues = levels(rows, "queue", data.levels.get("queue", QUEUE_ORDER))
+    variants = levels(rows, "variant", data.levels.get("variant", VARIANT_ORDER))
+    palette = _palette(queues)
+    fig, axes = plt.subplots(
+        len(FIG7_PANELS), len(variants), figsize=(4.4 * len(variants) + 1.0, 10.5), sharex=True, sharey="row",
+        squeeze=False, layout="constrained",
+    )  # fmt: skip
+    for (r, (metric, label, _)), (c, variant) in itertools.product(enumerate(FIG7_PANELS), enumerate(variants)):
+        ax = axes[r][c]
+        panel = rows[(rows["metric"] == metric) & (rows["variant"] == variant)]
+        if panel.empty:
+            ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
+        else:
+            sns.lineplot(
+                data=panel, x="t", y="value", hue="queue", hue_order=queues, palette=palette, errorbar=CI_BAND,
+                seed=BOOT_SEED, linewidth=1.1, legend=False, ax=ax,
+            )  # fmt: skip
+        ax.set_ylabel(label if c == 0 else "")
+        ax.set_xlabel("time (s)" if r == len(FIG7_PANELS) - 1 else "")
+        if r == 0:
+            ax.set_title(f"variant: {variant}", fontsize=10)
+    # After every panel of a shared row is drawn, so that the top fits them all. Utilization
+    # keeps matplotlib's range: from 0, differences of a few percent near 100 % would vanish.
+    for (metric, _, _), row in zip(FIG7_PANELS, axes, strict=True):
+        if metric != "utilization_pct":
+            row[0].set_ylim(bottom=0)
+    handles = [Line2D([], [], color=palette[q], lw=2, label=q) for q in queues]
+    handles.append(Patch(facecolor="0.6", alpha=0.35, label="95 % CI over seeds"))
+    fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), frameon=False)
+    where = _where_text(artifact)
+    fig.suptitle(
+        f"{artifact.get('caption', artifact['id'])}\n"
+        f"link {BOTTLENECK} ({artifact['experiment']}{', ' + where if where else ''}), per 1-s interval; "
+        f"{_band_note(rows, ['queue', 'variant'])}",
+        fontsize=9,
+    )
+    return save_figure(fig, out)
+
+
+# --------------------------------------------------------------------------- Fig. 8
+
+
+def _flow_number(scope: str) -> int:
+    return int(re.sub(r"\D", "", scope) or 0)
+
+
+def _flow_label(scope: str, kinds: dict[str, str]) -> str:
+    kind = kinds.get(scope)
+    return f"flow {_flow_number(scope)}" + (f" ({kind})" if kind else "")
+
+
+def delay_bounds(metrics: pd.DataFrame, by: list[str], core_ms: float, edge_ms: float) -> pd.DataFrame:
+    """Per group of `by`: the measured mean queueing delay per core link D (per run the mean
+    over its core links, then the mean over runs), and the bound of §5.2 it implies,
+    (core links + 1) x D + core links x 10 ms + 2 x 1 ms, i.e. nodes x D + propagation."""
+    core = metrics[metrics["scope"].str.match(r"core\d+$") & (metrics["metric"] == "queue_delay_ms_mean")]
+    if core.empty:
+        return pd.DataFrame(columns=[*by, "links", "queue_delay_ms", "propagation_ms", "bound_ms"])
+    per_run = core.groupby([*by, "run_key"]).agg(d=("value", "mean"), links=("scope", "nunique")).reset_index()
+    cells = per_run.groupby(by).agg(queue_delay_ms=("d", "mean"), links=("links", "max")).reset_index()
+    cells["propagation_ms"] = cells["links"] * core_ms + 2 * edge_ms
+    cells["bound_ms"] = (cells["links"] + 1) * cells["queue_delay_ms"] + cells["propagation_ms"]
+    return cells
+
+
+def fig8_rows(data: ExperimentData, artifact: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(per-flow delay series, bound per queue and variant) of the runs `where` selects."""
+    series = select(data.series, artifact.get("where"))
+    rows = series[series["scope"].str.match(r"flow\d+$") & (series["metric"] == "e2e_delay_ms_mean")]
+    if rows.empty:
+        raise ValueError(f"{artifact['id']}: no per-flow e2e_delay_ms_mean series in {artifact['experiment']}")
+    core_ms, edge_ms = link_delays_ms(data.params)
+    bounds = delay_bounds(select(data.metrics, artifact.get("where")), ["queue", "variant"], core_ms, edge_ms)
+    return rows, bounds
+
+
+def fig8(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
+    """Per-flow end-to-end delay over time, one column per variant (one row per queue
+    discipline left after `where`), with the bound computed from the measured per-link
+    queueing delay as a dashed line."""
+    rows, bounds = fig8_rows(data, artifact)
+    core_ms, edge_ms = link_delays_ms(data.params)
+    kinds = flow_kinds(data.params)
+    queues = levels(rows, "queue", data.levels.get("queue", QUEUE_ORDER))
+    variants = levels(rows, "variant", data.levels.get("variant", VARIANT_ORDER))
+    flows = sorted(rows["scope"].unique(), key=_flow_number)
+    palette = dict(zip(flows, itertools.cycle(FLOW_COLORS), strict=False))
+    fig, axes = plt.subplots(
+        len(queues), len(variants), figsize=(4.6 * len(variants) + 1.0, 3.4 * len(queues) + 1.5), sharex=True,
+        sharey=True, squeeze=False, layout="constrained",
+    )  # fmt: skip
+    bound_text = ""
+    for (r, queue), (c, variant) in itertools.product(enumerate(queues), enumerate(variants)):
+        ax = axes[r][c]
+        panel = rows[(rows["queue"] == queue) & (rows["variant"] == variant)]
+        if not panel.empty:
+            sns.lineplot(
+                data=panel, x="t", y="value", hue="scope", hue_order=flows, palette=palette, errorbar=CI_BAND,
+                seed=BOOT_SEED, linewidth=1.0, legend=False, ax=ax,
+            )  # fmt: skip
+        cell = bounds[(bounds["queue"] == queue) & (bounds["variant"] == variant)]
+        if not cell.empty and pd.notna(cell.iloc[0]["bound_ms"]):
+            b = cell.iloc[0]
+            links = int(b["links"])
+            bound_text = (
+                f"dashed: bound {links + 1} × $D_{{avg}}$ + {b['propagation_ms']:g} ms "
+                f"({links} × {core_ms:g} ms + 2 × {edge_ms:g} ms propagation), "
+                "$D_{avg}$ = measured mean queueing delay per core link"
+            )
+            ax.axhline(b["bound_ms"], color="0.2", ls="--", lw=1.2, zorder=5)
+            ax.annotate(
+                f"dashed: $D_{{avg}}$ = {b['queue_delay_ms']:.1f} ms → bound {b['bound_ms']:.1f} ms",
+                xy=(0.98, 0.04), xycoords="axes fraction", ha="right", va="bottom", fontsize=8, color="0.1",
+            )  # fmt: skip
+        ax.set_title(f"queue: {queue}, variant: {variant}", fontsize=10)
+        ax.set_ylabel("end-to-end delay (ms)" if c == 0 else "")
+        ax.set_xlabel("time of packet entry (s)" if r == len(queues) - 1 else "")
+    # After every panel is drawn: the shared y axis starts at 0 and leaves room above the bound.
+    highest = bounds["bound_ms"].max() if len(bounds) else float("nan")
+    top = axes[0][0].get_ylim()[1] if pd.isna(highest) else max(axes[0][0].get_ylim()[1], highest * 1.08)
+    axes[0][0].set_ylim(0, top)
+    handles = [Line2D([], [], color=palette[f], lw=2, label=_flow_label(f, kinds)) for f in flows]
+    handles.append(Patch(facecolor="0.6", alpha=0.35, label="95 % CI over seeds"))
+    fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), frameon=False, fontsize=8)
+    where = _where_text(artifact)
+    lines = [
+        artifact.get("caption", artifact["id"]),
+        f"{artifact['experiment']}{', ' + where if where else ''}: mean delay of the packets entering in each "
+        f"1-s interval; {_band_note(rows, ['queue', 'variant', 'scope'])}",
+    ]
+    fig.suptitle("\n".join([*lines, bound_text] if bound_text else lines), fontsize=9)
+    return save_figure(fig, out)
+
+
+# --------------------------------------------------------------------------- Table 2
+
+
+def table2_frame(data: ExperimentData, artifact: dict) -> pd.DataFrame:
+    """One row per cell (queue x variant, after `where`): number of seeds, and per metric of
+    TABLE2_COLUMNS the mean over seeds of the per-run value (scope `all`) and the half-width
+    of its 95 % confidence interval (column `<metric>_ci95`)."""
+    metrics = select(data.metrics, artifact.get("where"))
+    wanted = [m for m, _, _ in TABLE2_COLUMNS]
+    rows = metrics[(metrics["scope"] == "all") & metrics["metric"].isin(wanted)]
+    if rows.empty:
+        raise ValueError(f"{artifact['id']}: no end-to-end metrics (scope all) in {artifact['experiment']}")
+    axes = [a for a in data.axes if a in rows.columns]
+    preferred = {"queue": QUEUE_ORDER, "variant": VARIANT_ORDER, **data.levels}
+    order = [levels(rows, a, preferred.get(a, ())) for a in axes]
+    out = []
+    for key in itertools.product(*order):
+        cell = rows
+        for axis, label in zip(axes, key, strict=True):
+            cell = cell[cell[axis] == label]
+        if cell.empty:
+            continue
+        record = dict(zip(axes, key, strict=True))
+        record["seeds"] = int(cell["seed"].nunique())
+        for metric in wanted:
+            values = cell.loc[cell["metric"] == metric, "value"].dropna()
+            record[metric] = float(values.mean()) if len(values) else float("nan")
+            record[f"{metric}_ci95"] = float(ci95(values))
+        out.append(record)
+    return pd.DataFrame(out)
+
+
+def table2(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
+    """<out>.csv (numbers: mean and CI half-width in separate columns) and <out>.md."""
+    frame = table2_frame(data, artifact)
+    axes = [a for a in data.axes if a in frame.columns]
+    headers = [a.capitalize() for a in axes] + ["Seeds"] + [h for _, h, _ in TABLE2_COLUMNS]
+    body = [
+        [str(row[a]) for a in axes]
+        + [str(row["seeds"])]
+        + [mean_pm(row[m], row[f"{m}_ci95"], digits) for m, _, digits in TABLE2_COLUMNS]
+        for row in frame.to_dict("records")
+    ]
+    where = _where_text(artifact)
+    lines = [
+        f"**{artifact.get('caption', artifact['id'])}**",
+        "",
+        f"Experiment `{artifact['experiment']}`{' (' + where + ')' if where else ''}. Each cell: mean over seeds of "
+        "the per-run value ± half-width of its 95 % confidence interval (Student t over seeds; n/a with one seed). "
+        "Per run, delay is taken over every delivered data packet of all flows and loss rate over the 1-s "
+        "intervals of packet entry (experiments/metrics.py).",
+        "",
+        *markdown_table(headers, body, right=[False] * len(axes) + [True] * (1 + len(TABLE2_COLUMNS))),
+    ]
+    return write_table(frame, lines, out)
+
+
+def _palette(queues: list) -> dict:
+    extra = iter(c for c in _COLORS if c not in QUEUE_COLORS.values())
+    return {q: QUEUE_COLORS[q] if q in QUEUE_COLORS else next(extra) for q in queues}
