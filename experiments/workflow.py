@@ -23,6 +23,19 @@ from pathlib import Path
 from experiments import config as config_mod
 from experiments import matrix, simulate
 
+_TRUE, _FALSE = {"true", "yes", "on", "1"}, {"false", "no", "off", "0"}
+
+
+def flag(cfg: dict, key: str, default: bool) -> bool:
+    """A yes/no setting: YAML gives booleans, `--config key=value` gives strings."""
+    value = cfg.get(key, default)
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in _TRUE | _FALSE:
+        return text in _TRUE
+    raise config_mod.ConfigError(f"workflow config: {key}={value!r} is not a yes/no value; use true or false")
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -44,11 +57,11 @@ class Settings:
             experiment_files=tuple(files),
             results=Path(cfg.get("results", "results")),
             batch_size=int(cfg.get("batch_size", 25)),
-            smoke=bool(cfg.get("smoke", False)),
+            smoke=flag(cfg, "smoke", False),
             smoke_duration=float(cfg.get("smoke_duration", 5)),
-            keep_traces=bool(cfg.get("keep_traces", False)),
+            keep_traces=flag(cfg, "keep_traces", False),
             profile_name=str(cfg.get("profile_name", "default")),
-            parse=bool(cfg.get("parse", True)),
+            parse=flag(cfg, "parse", True),
         )
 
 
