@@ -106,7 +106,7 @@ def time_loop(sweep: Path, work: Path) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=200)
-    parser.add_argument("--duration", type=float, default=10.0, help="simulated seconds per run (about 1 s of ns)")
+    parser.add_argument("--duration", type=float, default=30.0, help="simulated seconds per run (about 1 s of ns)")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=Settings.from_config({}).batch_size)
     parser.add_argument("--markdown", type=Path)
