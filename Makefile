@@ -21,7 +21,7 @@ APT_PACKAGES := build-essential patch xz-utils binutils python3-venv \
 .PHONY: reproduce test setup apt venv ns2 lint
 
 reproduce: setup
-	$(BIN)/snakemake reproduce-all --profile profiles/default
+	$(BIN)/snakemake reproduce-all
 
 test: setup ns2
 	$(BIN)/pytest
@@ -52,4 +52,4 @@ lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/snakefmt --check Snakefile workflows/
-	$(BIN)/snakemake --lint --profile profiles/default
+	$(BIN)/snakemake --lint

@@ -93,6 +93,13 @@ class Plan:
         base = Path(results) / paper / experiment
         return {kind: str(base / f"{kind}.parquet") for kind in ("runs", "metrics", "series")}
 
+    def describe_batch(self, paper: str, experiment: str, index: int, batch_size: int) -> str:
+        """The runs of one batch, one per line, for `snakemake --dry-run`."""
+        runs = batch_runs(self.docs[paper], self.files[paper], experiment, index, batch_size)
+        lines = [" ".join([f"{paper}/{r.experiment}", *(f"{k}={v}" for k, v in r.labels.items()), f"seed={r.seed}"])
+                 for r in runs]  # fmt: skip
+        return f"batch {index} of {paper}/{experiment}: {len(runs)} runs\n" + "\n".join(f"  {line}" for line in lines)
+
     def artifact(self, paper: str, kind: str, artifact_id: str) -> dict:
         """A figure or table entry of a paper's file; kind is 'figures' or 'tables'."""
         return next(a for a in self.docs[paper][kind] if a["id"] == artifact_id)

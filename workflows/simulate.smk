@@ -16,6 +16,11 @@ rule simulate_batch:
     params:
         batch_size=SETTINGS.batch_size,
         smoke=SETTINGS.smoke,
+        runs=lambda w: PLAN.describe_batch(
+            w.paper, w.experiment, int(w.batch), SETTINGS.batch_size
+        ),
+    message:
+        "{params.runs}"
     run:
         wf.simulate_batch(
             input.experiment_file,
