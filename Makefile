@@ -11,14 +11,16 @@ VENV := .venv
 BIN := $(VENV)/bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-# Build: compiler, patch tools and the Tcl/OTcl/TclCL that ns-2 links against.
+# Build: compiler, patch tools and the Tcl/OTcl/TclCL that ns-2 links against;
+# libxt-dev because ns-2's configure insists on X11/Intrinsic.h (a bare Debian 12,
+# e.g. the container's base, lacks it).
 # Tests: Debian's packaged ns (the reference binary), perl4 core libs and csh
 # used by ns-2's validation suites. Runs: tcllib (json) for the Tcl driver.
 APT_PACKAGES := build-essential patch xz-utils binutils python3-venv \
-	tcl-dev libotcl1-dev libtclcl1-dev tclcl libx11-dev libxext-dev \
+	tcl-dev libotcl1-dev libtclcl1-dev tclcl libx11-dev libxext-dev libxt-dev \
 	ns2 libperl4-corelibs-perl csh tcllib
 
-.PHONY: reproduce test setup apt venv ns2 lint
+.PHONY: reproduce test setup apt venv requirements ns2 lint
 
 reproduce: setup
 	$(BIN)/snakemake reproduce-all
@@ -39,9 +41,16 @@ apt:
 
 venv: $(VENV)/.installed
 
-$(VENV)/.installed: requirements.txt pyproject.toml
+# Two steps, so that the Dockerfile can install the pinned requirements in a layer
+# of their own, before the project's sources are copied in.
+requirements: $(VENV)/.requirements
+
+$(VENV)/.requirements: requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --disable-pip-version-check -r requirements.txt
+	touch $@
+
+$(VENV)/.installed: $(VENV)/.requirements pyproject.toml
 	$(BIN)/pip install -q --disable-pip-version-check --no-build-isolation --no-deps -e .
 	touch $@
 
