@@ -9,6 +9,16 @@ fix (e.g. once per variant), over the runs' `scope: all` values of its metric:
 - kind extreme: the mean over seeds of each level of the axis. pass if the claimed
   level is the min (max) and its confidence interval does not overlap the runner-up's;
   drift if it is the extreme by mean only; fail if another level is.
+- kind compare: level A of an axis against each level in `than` (default: every other
+  level), relation greater (or less) by `factor` (default 1): A > factor x B. pass if it
+  holds for every B and A's 95 % interval is clear of factor x B's; drift if A is on
+  the claimed side of every B by mean but not by the factor or the intervals overlap;
+  fail if some B is on A's side.
+- kind bound: the mean over seeds is below (above) `threshold`: pass; within
+  `drift_threshold`: drift; beyond it: fail.
+- kind nearest: level A's mean is nearer to level `nearest` than to every other level in
+  `among`. pass if nearer by more than the 95 % intervals of the levels involved; drift
+  if nearer by mean only; fail otherwise.
 
 A claim with no runs behind it is `missing`, never a pass.
 """
@@ -62,7 +72,7 @@ class Verdict:
 
 
 def _free_axes(claim: dict, axes: list[str]) -> list[str]:
-    fixed = set(claim.get("where", {})) | ({claim["axis"]} if claim["kind"] == "extreme" else set())
+    fixed = set(claim.get("where", {})) | ({claim["axis"]} if "axis" in claim else set())
     return [a for a in axes if a not in fixed]
 
 
@@ -78,8 +88,7 @@ def evaluate(claim: dict, metrics: pd.DataFrame, axes: list[str]) -> list[Verdic
     for key, group in groups:
         key = key if isinstance(key, tuple) else (key,)
         label = ", ".join(f"{a}={v}" for a, v in zip(free, key, strict=True)) or "all runs"
-        check = _value if claim["kind"] == "value" else _extreme
-        verdicts.append(check(claim, group, label))
+        verdicts.append(_CHECKS[claim["kind"]](claim, group, label))
     return verdicts
 
 
@@ -126,6 +135,94 @@ def _extreme(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
     return Verdict(claim["id"], claim["source"], claim["experiment"], label, claim["metric"],
                    f"{want} is the {claim['extreme']}", measured, "95 % intervals apart", int(stats["count"].min()),
                    verdict, note)  # fmt: skip
+
+
+def _level_stats(claim: dict, group: pd.DataFrame) -> pd.DataFrame:
+    """mean, ci95 and count of the metric per level of the claim's axis (index: level label as text)."""
+    axis = claim["axis"]
+    return group.groupby(group[axis].astype(str))["value"].agg(["mean", ci95, "count"]).dropna(subset=["mean"])
+
+
+def _compare(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
+    stats = _level_stats(claim, group)
+    want = str(claim["level"])
+    others = [str(x) for x in claim.get("than", [])] or [lvl for lvl in stats.index if lvl != want]
+    if want not in stats.index or not others or any(o not in stats.index for o in others):
+        return _missing(claim)
+    sign = 1 if claim["relation"] == "greater" else -1
+    factor = claim.get("factor", 1)
+    a = stats.loc[want]
+    wrong, weak = [], []
+    for other in others:
+        b = stats.loc[other]
+        if sign * (a["mean"] - b["mean"]) <= 0:
+            wrong.append(other)
+        elif sign * (a["mean"] - factor * b["mean"]) <= 0 or _overlap(a, b, factor):
+            weak.append(other)
+    verdict = "fail" if wrong else "drift" if weak else "pass"
+    note = ""
+    if wrong:
+        note = f"{', '.join(wrong)} on the other side"
+    elif weak:
+        note = f"against {', '.join(weak)}: not by the factor, or 95 % intervals overlap"
+    word = ">" if sign > 0 else "<"
+    scale = f"{factor:g} x " if factor != 1 else ""
+    expected = f"{want} {word} {scale}{', '.join(others)}"
+    measured = ", ".join(f"{lvl} {stats.loc[lvl, 'mean']:.4g}" for lvl in [want, *others])
+    return Verdict(claim["id"], claim["source"], claim["experiment"], label, claim["metric"], expected, measured,
+                   "95 % intervals apart", int(stats.loc[[want, *others], "count"].min()), verdict, note)  # fmt: skip
+
+
+def _overlap(a: pd.Series, b: pd.Series, factor: float) -> bool:
+    """Do a's 95 % interval and factor x b's touch? (One seed: no interval, counted as overlap.)"""
+    if math.isnan(a["ci95"]) or math.isnan(b["ci95"]):
+        return True
+    return abs(a["mean"] - factor * b["mean"]) <= a["ci95"] + factor * b["ci95"]
+
+
+def _bound(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
+    values = group["value"].dropna()
+    if values.empty:
+        return _missing(claim)
+    mean, half = values.mean(), ci95(values)
+    below = claim["bound"] == "below"
+
+    def inside(limit: float) -> bool:
+        return mean < limit if below else mean > limit
+
+    verdict = "pass" if inside(claim["threshold"]) else "drift" if inside(claim["drift_threshold"]) else "fail"
+    word = "<" if below else ">"
+    measured = f"{mean:.4g}" + (f" ± {half:.2g}" if not math.isnan(half) else "")
+    return Verdict(claim["id"], claim["source"], claim["experiment"], label, claim["metric"],
+                   f"{word} {claim['threshold']:g}", measured, f"drift {word} {claim['drift_threshold']:g}",
+                   len(values), verdict)  # fmt: skip
+
+
+def _nearest(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
+    stats = _level_stats(claim, group)
+    want, target = str(claim["level"]), str(claim["nearest"])
+    rivals = [str(x) for x in claim["among"] if str(x) not in (want, target)]
+    if any(lvl not in stats.index for lvl in [want, target, *rivals]) or not rivals:
+        return _missing(claim)
+    a = stats.loc[want]
+    near = abs(a["mean"] - stats.loc[target, "mean"])
+    verdict, notes = "pass", []
+    for rival in rivals:
+        far = abs(a["mean"] - stats.loc[rival, "mean"])
+        slack = a["ci95"] + max(stats.loc[target, "ci95"], stats.loc[rival, "ci95"])
+        if near >= far:
+            verdict = "fail"
+            notes.append(f"nearer to {rival}")
+        elif math.isnan(slack) or far - near <= slack:
+            verdict = "drift" if verdict == "pass" else verdict
+            notes.append(f"nearer to {target} than to {rival} within the 95 % intervals")
+    measured = ", ".join(f"{lvl} {stats.loc[lvl, 'mean']:.4g}" for lvl in [want, target, *rivals])
+    return Verdict(claim["id"], claim["source"], claim["experiment"], label, claim["metric"],
+                   f"{want} nearest to {target}", measured, "distance beyond 95 % intervals",
+                   int(stats.loc[[want, target, *rivals], "count"].min()), verdict, "; ".join(notes))  # fmt: skip
+
+
+_CHECKS = {"value": _value, "extreme": _extreme, "compare": _compare, "bound": _bound, "nearest": _nearest}
 
 
 def evaluate_all(doc: dict, metrics_by_experiment: dict[str, pd.DataFrame]) -> list[Verdict]:

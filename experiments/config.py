@@ -6,7 +6,6 @@ the key path and what is allowed. Nothing is written while validating.
 
 from __future__ import annotations
 
-import copy
 import difflib
 import json
 from functools import cache
@@ -161,20 +160,59 @@ def _check_queue_names(doc: dict, path: Path) -> None:
     for name, exp in doc["experiments"].items():
         base = f"experiments.{name}"
         check(exp["scenario"]["core_queue"], f"{base}.scenario.core_queue")
-        check(exp["scenario"]["topology"]["edge_link"].get("queue"), f"{base}.scenario.topology.edge_link.queue")
+        topology = exp["scenario"]["topology"]
+        check(topology["edge_link"].get("queue"), f"{base}.scenario.topology.edge_link.queue")
+        for index, link in enumerate(topology.get("core_links", [])):
+            check(link.get("queue"), f"{base}.scenario.topology.core_links[{index}].queue")
+        for group_name, group in exp["scenario"]["flows"].items():
+            check(group.get("edge_link", {}).get("queue"), f"{base}.scenario.flows.{group_name}.edge_link.queue")
         for axis_name, axis in axes_of(exp).items():
-            if axis.get("path") in ("core_queue", "topology.edge_link.queue"):
+            if axis.get("path") == "core_queue" or str(axis.get("path")).endswith(".queue"):
                 levels = axis["levels"]
                 values = levels.values() if isinstance(levels, dict) else levels
                 for value in values:
                     check(value, f"{base}.matrix.{axis_name}.levels")
 
 
+GAIMD_KNOBS = ("increase_num_", "decrease_num_", "gaimd_strict_")
+
+
+def check_scenario(scenario: dict, where: str, path: Path) -> None:
+    """What the schema cannot say about a scenario; `where` is e.g. 'experiments.x.scenario'."""
+    topo = scenario["topology"]
+    core_nodes = topo.get("core_nodes", 2)
+    if topo["kind"] == "dumbbell" and core_nodes != 2:
+        raise ConfigError(f"{path}: {where}.topology.core_nodes: a dumbbell has 2 core nodes; use kind chain")
+    if "core_links" in topo and len(topo["core_links"]) != core_nodes - 1:
+        raise ConfigError(
+            f"{path}: {where}.topology.core_links: {len(topo['core_links'])} entries for {core_nodes - 1} core "
+            f"links; give one per link between adjacent core routers (core_nodes - 1)"
+        )
+    for name, group in scenario["flows"].items():
+        at = f"{where}.flows.{name}"
+        enter, leave = group.get("enter", 0), group.get("leave", core_nodes - 1)
+        if not 0 <= enter < leave <= core_nodes - 1:
+            raise ConfigError(
+                f"{path}: {at}: enters at core router {enter} and leaves at {leave}; "
+                f"allowed: 0 <= enter < leave <= {core_nodes - 1}"
+            )
+        start = group.get("start", 0)
+        if isinstance(start, dict) and not start["uniform"][0] < start["uniform"][1]:
+            raise ConfigError(f"{path}: {at}.start.uniform: {start['uniform']} is not an interval [a, b] with a < b")
+        if "gaimd" in group:
+            if group["kind"] != "ftp":
+                raise ConfigError(f"{path}: {at}.gaimd: only TCP flows (kind ftp) have a window to adjust")
+            typed = sorted(set(group["agent"].get("knobs", {})) & set(GAIMD_KNOBS))
+            if typed:
+                raise ConfigError(
+                    f"{path}: {at}.agent.knobs.{typed[0]}: set by gaimd (alpha = 4(1 - beta^2)/3 is computed "
+                    f"from gaimd.beta); remove it from the knobs"
+                )
+
+
 def _check_experiment(name: str, exp: dict, path: Path) -> None:
     base = f"experiments.{name}"
-    topo = exp["scenario"]["topology"]
-    if topo["kind"] == "dumbbell" and topo.get("core_nodes", 2) != 2:
-        raise ConfigError(f"{path}: {base}.scenario.topology.core_nodes: a dumbbell has 2 core nodes; use kind chain")
+    check_scenario(exp["scenario"], f"{base}.scenario", path)
     if exp.get("warmup", 0) >= exp["duration"]:
         raise ConfigError(f"{path}: {base}.warmup: {exp['warmup']} must be less than duration {exp['duration']}")
     seen: set[str] = set()
@@ -242,29 +280,48 @@ def _check_references(doc: dict, path: Path) -> None:
                     raise ConfigError(
                         f"{path}: {where}.where.{axis}: '{label}' is not a level; levels: {', '.join(map(str, labels))}"
                     )
-            if section == "claims" and item["kind"] == "extreme":
-                if item["axis"] not in axes:
-                    raise ConfigError(
-                        f"{path}: {where}.axis: '{item['axis']}' is not an axis of {exp_name}; axes: {', '.join(axes)}"
-                    )
-                labels = level_labels(axes[item["axis"]])
-                if item["level"] not in labels:
-                    raise ConfigError(
-                        f"{path}: {where}.level: '{item['level']}' is not a level of {item['axis']}; "
-                        f"levels: {', '.join(map(str, labels))}"
-                    )
+            if section == "claims" and "axis" in item:
+                _check_claim_levels(item, axes, exp_name, where, path)
     ids = [c["id"] for c in doc.get("claims", [])]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
         raise ConfigError(f"{path}: claims: duplicate id {duplicates[0]}")
 
 
+def _check_claim_levels(claim: dict, axes: dict, exp_name: str, where: str, path: Path) -> None:
+    """The claim's axis belongs to its experiment, and every level it names is a level of that axis."""
+    if claim["axis"] not in axes:
+        raise ConfigError(
+            f"{path}: {where}.axis: '{claim['axis']}' is not an axis of {exp_name}; axes: {', '.join(axes)}"
+        )
+    labels = level_labels(axes[claim["axis"]])
+    named = [("level", claim.get("level")), ("nearest", claim.get("nearest"))]
+    named += [(f"{key}[{i}]", v) for key in ("than", "among") for i, v in enumerate(claim.get(key, []))]
+    for key, label in named:
+        if label is not None and label not in labels:
+            raise ConfigError(
+                f"{path}: {where}.{key}: '{label}' is not a level of {claim['axis']}; "
+                f"levels: {', '.join(map(str, labels))}"
+            )
+
+
 # --- defaults ----------------------------------------------------------------
+
+
+def unshared(node: Any) -> Any:
+    """A copy in which no two places share an object. YAML aliases (`<<: *tcp` in two flow
+    groups) load as one shared dict, and copy.deepcopy keeps such sharing, so a matrix level
+    setting flows.main.gaimd.beta would also change flows.cross.gaimd.beta."""
+    if isinstance(node, dict):
+        return {key: unshared(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [unshared(value) for value in node]
+    return node
 
 
 def with_defaults(doc: dict) -> dict:
     """A copy with every schema default filled in (the values the runs will use)."""
-    doc = copy.deepcopy(doc)
+    doc = unshared(doc)
     for exp in doc["experiments"].values():
         exp.setdefault("warmup", 0)
         exp["seeds"].setdefault("first", 1)
@@ -274,6 +331,7 @@ def with_defaults(doc: dict) -> dict:
         scenario = exp["scenario"]
         scenario["topology"].setdefault("core_nodes", 2)
         scenario.setdefault("monitors", {}).setdefault("queue_sample_interval", 0.1)
+        scenario["monitors"].setdefault("packet_trace", True)
         for group in scenario["flows"].values():
             group.setdefault("count", 1)
             group.setdefault("start", 0)

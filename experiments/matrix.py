@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import copy
 import itertools
+import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 
-from experiments.config import ConfigError, axes_of, describe_error, schema
+from experiments.config import ConfigError, axes_of, check_scenario, describe_error, schema, unshared
 
 PARAMS_SCHEMA = "ns2-repro/run-params/1"
 DEFAULT_APPS = {"ftp": "Application/FTP", "pareto": "Application/Traffic/Pareto", "cbr": "Application/Traffic/CBR"}
@@ -73,19 +74,52 @@ def _ns_object(spec: dict) -> dict:
     return {"class": spec["class"], "knobs": dict(spec.get("knobs", {}))}
 
 
-def resolve_flows(groups: dict) -> list[dict]:
+def gaimd_alpha(beta: float) -> float:
+    """The TCP-friendly additive increase for a decrease factor beta (Yang & Lam): 4(1 - beta^2)/3."""
+    return 4 * (1 - beta * beta) / 3
+
+
+def gaimd_knobs(gaimd: dict) -> dict:
+    """The TCP agent knobs that make it TCP(alpha, beta)."""
+    knobs = {"increase_num_": gaimd_alpha(gaimd["beta"]), "decrease_num_": gaimd["beta"]}
+    if gaimd.get("strict", False):
+        knobs["gaimd_strict_"] = 1
+    return knobs
+
+
+def start_times(start: Any, count: int, rng: random.Random) -> list[float]:
+    """Each flow's start: a fixed number, or drawn from {uniform: [a, b]} (rounded to the microsecond)."""
+    if isinstance(start, dict):
+        low, high = start["uniform"]
+        return [round(rng.uniform(low, high), 6) for _ in range(count)]
+    return [start] * count
+
+
+def resolve_flows(groups: dict, seed: int, edge_link: dict, queues: dict) -> list[dict]:
+    """Flow groups to numbered flows. Random start times come from the run's seed, group by group in file order."""
+    rng = random.Random(seed)
     flows = []
-    for group in groups.values():
+    for name, group in groups.items():
         app = group.get("app") or {"class": DEFAULT_APPS[group["kind"]]}
-        for _ in range(group["count"]):
+        agent = _ns_object(group["agent"])
+        if "gaimd" in group:
+            agent["knobs"].update(gaimd_knobs(group["gaimd"]))
+        placement = {key: group[key] for key in ("enter", "leave") if key in group}
+        if "edge_link" in group:
+            link = {**edge_link, **group["edge_link"]}
+            link["queue"] = resolve_queue(link["queue"], queues)
+            placement["edge_link"] = link
+        for start in start_times(group["start"], group["count"], rng):
             flows.append(
                 {
                     "fid": len(flows) + 1,
+                    "group": name,
                     "kind": group["kind"],
-                    "start": group["start"],
-                    "agent": _ns_object(group["agent"]),
+                    "start": start,
+                    "agent": copy.deepcopy(agent),
                     "sink": _ns_object(group["sink"]),
                     "app": _ns_object(app),
+                    **copy.deepcopy(placement),
                 }
             )
     return flows
@@ -98,6 +132,7 @@ def _validate_scenario(scenario: dict, where: str, source: Path) -> None:
     error = jsonschema.exceptions.best_match(validator.iter_errors(scenario))
     if error is not None:
         raise ConfigError(f"{source}: {where}: with this level applied, scenario.{describe_error(error)}")
+    check_scenario(scenario, f"{where}: with this level applied, scenario", source)
 
 
 def resolve_params(doc: dict, exp_name: str, labels: dict, seed: int, scenario: dict) -> dict:
@@ -105,6 +140,9 @@ def resolve_params(doc: dict, exp_name: str, labels: dict, seed: int, scenario: 
     topology = copy.deepcopy(scenario["topology"])
     edge_queue = topology["edge_link"].get("queue", {"class": "Queue/DropTail"})
     topology["edge_link"]["queue"] = resolve_queue(edge_queue, doc["queues"])
+    for link in topology.get("core_links", []):
+        if "queue" in link:
+            link["queue"] = resolve_queue(link["queue"], doc["queues"])
     return {
         "schema": PARAMS_SCHEMA,
         "paper": doc["paper"],
@@ -114,7 +152,7 @@ def resolve_params(doc: dict, exp_name: str, labels: dict, seed: int, scenario: 
         "duration": float(exp["duration"]),
         "topology": topology,
         "core_queue": resolve_queue(scenario["core_queue"], doc["queues"]),
-        "flows": resolve_flows(scenario["flows"]),
+        "flows": resolve_flows(scenario["flows"], seed, topology["edge_link"], doc["queues"]),
         "monitors": dict(scenario["monitors"]),
     }
 
@@ -127,7 +165,7 @@ def expand(doc: dict, source: Path | str = "<config>", experiments: list[str] | 
             continue
         axes = list(axes_of(exp))
         for cell in cells(exp):
-            scenario = copy.deepcopy(exp["scenario"])
+            scenario = unshared(exp["scenario"])
             for _, _, assignments in cell:
                 for dotted, value in assignments.items():
                     set_path(scenario, dotted, value)

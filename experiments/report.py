@@ -86,9 +86,11 @@ def write_report(docs: list[dict], results: str | Path, manifest: str | Path, ou
         f"patches: {', '.join(p['name'] for p in build['series']['patches'])}).",
         "",
         "Every measured value below is computed from this profile's runs; a published value appears only as a "
-        "claim's expected value. **pass**: within the claim's pass tolerance; **drift**: within the wider drift "
-        "tolerance (or the right ordering without statistical separation); **fail**: beyond it; **missing**: no run "
-        "measured it. A fail is a result, reported with what could explain it.",
+        "claim's expected value. **pass**: within the claim's pass tolerance (a directional claim: on the claimed "
+        "side, by the claimed factor, with 95 % intervals apart); **drift**: within the wider drift tolerance (a "
+        "directional claim: the right side by mean only); **fail**: beyond it (the other side); **missing**: no run "
+        "measured it. A fail is a result, reported with what could explain it. A claim is checked once for every "
+        "combination of the axes it leaves free (e.g. per variant and per number of flows).",
         "",
         "Totals: "
         + (", ".join(f"{totals[k]} {k}" for k in ("pass", "drift", "fail", "missing") if totals[k]) or "none"),

@@ -11,6 +11,7 @@ entry, PDFs no `CreationDate`; seaborn's bootstrap confidence bands use a fixed 
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections.abc import Iterable, Sequence
@@ -31,12 +32,15 @@ __all__ = [
     "BOOT_SEED",
     "CI_BAND",
     "ExperimentData",
+    "cell_stats",
+    "cell_stats_markdown",
     "ci95",
     "levels",
     "markdown_table",
     "save_figure",
     "seed_note",
     "select",
+    "where_text",
     "write_table",
 ]
 
@@ -95,6 +99,45 @@ def select(table: pd.DataFrame, where: dict | None) -> pd.DataFrame:
             raise ValueError(f"where: no row has {axis} = {label!r}; levels: {known}")
         rows = rows[column == str(label)]
     return rows
+
+
+def where_text(artifact: dict) -> str:
+    """An artifact's `where` as 'queue = RED, variant = stock' (empty without one)."""
+    return ", ".join(f"{k} = {v}" for k, v in (artifact.get("where") or {}).items())
+
+
+def cell_stats(rows: pd.DataFrame, axes: Sequence[str], metrics: Sequence[str], preferred: dict) -> pd.DataFrame:
+    """One row per combination of the axes' levels present in `rows` (a metrics table,
+    already selected), in level order (`preferred[axis]` first): the number of seeds and,
+    per metric, the mean over seeds of the per-run value and the half-width of its 95 %
+    confidence interval (column `<metric>_ci95`)."""
+    out = []
+    for key in itertools.product(*[levels(rows, a, preferred.get(a, ())) for a in axes]):
+        cell = rows
+        for axis, label in zip(axes, key, strict=True):
+            cell = cell[cell[axis] == label]
+        if cell.empty:
+            continue
+        record = {**dict(zip(axes, key, strict=True)), "seeds": int(cell["seed"].nunique())}
+        for metric in metrics:
+            values = cell.loc[cell["metric"] == metric, "value"].dropna()
+            record[metric] = float(values.mean()) if len(values) else float("nan")
+            record[f"{metric}_ci95"] = float(ci95(values))
+        out.append(record)
+    return pd.DataFrame(out)
+
+
+def cell_stats_markdown(frame: pd.DataFrame, axes: Sequence[str], columns: Sequence[tuple[str, str, int]]) -> list[str]:
+    """A cell_stats frame as markdown table lines: the axes, the seeds, then per (metric, header,
+    digits) of `columns` 'mean ± half-width'."""
+    headers = [a.capitalize() for a in axes] + ["Seeds"] + [h for _, h, _ in columns]
+    body = [
+        [str(row[a]) for a in axes]
+        + [str(row["seeds"])]
+        + [mean_pm(row[m], row[f"{m}_ci95"], digits) for m, _, digits in columns]
+        for row in frame.to_dict("records")
+    ]
+    return markdown_table(headers, body, right=[False] * len(axes) + [True] * (1 + len(columns)))
 
 
 def levels(table: pd.DataFrame, column: str, preferred: Sequence = ()) -> list:

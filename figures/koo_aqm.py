@@ -26,13 +26,13 @@ from figures.common import (
     BOOT_SEED,
     CI_BAND,
     ExperimentData,
-    ci95,
+    cell_stats,
+    cell_stats_markdown,
     levels,
-    markdown_table,
-    mean_pm,
     save_figure,
     seed_note,
     select,
+    where_text,
     write_table,
 )
 
@@ -73,10 +73,6 @@ TABLE2_COLUMNS = (
     ("e2e_loss_pct_std", "Std. dev. of loss rate (%)", 3),
     ("e2e_delay_ms_std", "Std. dev. of delay (ms)", 2),
 )
-
-
-def _where_text(artifact: dict) -> str:
-    return ", ".join(f"{k} = {v}" for k, v in (artifact.get("where") or {}).items())
 
 
 def _band_note(rows: pd.DataFrame, by: list[str]) -> str:
@@ -132,7 +128,7 @@ def fig7(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
     handles = [Line2D([], [], color=palette[q], lw=2, label=q) for q in queues]
     handles.append(Patch(facecolor="0.6", alpha=0.35, label="95 % CI over seeds"))
     fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), frameon=False)
-    where = _where_text(artifact)
+    where = where_text(artifact)
     fig.suptitle(
         f"{artifact.get('caption', artifact['id'])}\n"
         f"link {BOTTLENECK} ({artifact['experiment']}{', ' + where if where else ''}), per 1-s interval; "
@@ -227,7 +223,7 @@ def fig8(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
     handles = [Line2D([], [], color=palette[f], lw=2, label=_flow_label(f, kinds)) for f in flows]
     handles.append(Patch(facecolor="0.6", alpha=0.35, label="95 % CI over seeds"))
     fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), frameon=False, fontsize=8)
-    where = _where_text(artifact)
+    where = where_text(artifact)
     lines = [
         artifact.get("caption", artifact["id"]),
         f"{artifact['experiment']}{', ' + where if where else ''}: mean delay of the packets entering in each "
@@ -250,37 +246,14 @@ def table2_frame(data: ExperimentData, artifact: dict) -> pd.DataFrame:
     if rows.empty:
         raise ValueError(f"{artifact['id']}: no end-to-end metrics (scope all) in {artifact['experiment']}")
     axes = [a for a in data.axes if a in rows.columns]
-    preferred = {"queue": QUEUE_ORDER, "variant": VARIANT_ORDER, **data.levels}
-    order = [levels(rows, a, preferred.get(a, ())) for a in axes]
-    out = []
-    for key in itertools.product(*order):
-        cell = rows
-        for axis, label in zip(axes, key, strict=True):
-            cell = cell[cell[axis] == label]
-        if cell.empty:
-            continue
-        record = dict(zip(axes, key, strict=True))
-        record["seeds"] = int(cell["seed"].nunique())
-        for metric in wanted:
-            values = cell.loc[cell["metric"] == metric, "value"].dropna()
-            record[metric] = float(values.mean()) if len(values) else float("nan")
-            record[f"{metric}_ci95"] = float(ci95(values))
-        out.append(record)
-    return pd.DataFrame(out)
+    return cell_stats(rows, axes, wanted, {"queue": QUEUE_ORDER, "variant": VARIANT_ORDER, **data.levels})
 
 
 def table2(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
     """<out>.csv (numbers: mean and CI half-width in separate columns) and <out>.md."""
     frame = table2_frame(data, artifact)
     axes = [a for a in data.axes if a in frame.columns]
-    headers = [a.capitalize() for a in axes] + ["Seeds"] + [h for _, h, _ in TABLE2_COLUMNS]
-    body = [
-        [str(row[a]) for a in axes]
-        + [str(row["seeds"])]
-        + [mean_pm(row[m], row[f"{m}_ci95"], digits) for m, _, digits in TABLE2_COLUMNS]
-        for row in frame.to_dict("records")
-    ]
-    where = _where_text(artifact)
+    where = where_text(artifact)
     lines = [
         f"**{artifact.get('caption', artifact['id'])}**",
         "",
@@ -289,7 +262,7 @@ def table2(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
         "Per run, delay is taken over every delivered data packet of all flows and loss rate over the 1-s "
         "intervals of packet entry (experiments/metrics.py).",
         "",
-        *markdown_table(headers, body, right=[False] * len(axes) + [True] * (1 + len(TABLE2_COLUMNS))),
+        *cell_stats_markdown(frame, axes, TABLE2_COLUMNS),
     ]
     return write_table(frame, lines, out)
 

@@ -1,11 +1,13 @@
-"""Streaming parsers: one ns-2 run's outputs (packets.tr, queue_monitor.tsv, meta.json) to tidy parquet tables.
+"""Streaming parsers: one ns-2 run's outputs (packets.tr, queue_monitor.tsv, flows.tsv, meta.json) to parquet tables.
 
 Each trace is read in blocks by pyarrow's streaming CSV reader, optionally in a few line-aligned byte ranges in
 parallel; nothing holds a whole trace in memory. See docs/DESIGN.md, sections 3 to 6.
 """
 
 from parsers.flow_sums import flow_sums
+from parsers.flows import read_flows
+from parsers.queue_monitor import read_queue_monitor
 from parsers.run import parse_run
-from parsers.tables import KINDS, SCHEMAS
+from parsers.tables import KINDS, SCHEMAS, TRACE_KINDS
 
-__all__ = ["KINDS", "SCHEMAS", "flow_sums", "parse_run"]
+__all__ = ["KINDS", "SCHEMAS", "TRACE_KINDS", "flow_sums", "parse_run", "read_flows", "read_queue_monitor"]

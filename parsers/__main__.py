@@ -1,4 +1,4 @@
-"""`python -m parsers <run_dir> --out <dir> [--context '<json>']`: the four parquet tables of one run."""
+"""`python -m parsers <run_dir> --out <dir> [--context '<json>']`: the parquet tables of one run (DESIGN.md §6)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,15 @@ from parsers.run import parse_run
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m parsers", description=__doc__)
-    parser.add_argument("run_dir", help="a run directory: meta.json, packets.tr, queue_monitor.tsv")
-    parser.add_argument("--out", required=True, help="directory for journeys/hops/queue/flow_sums.parquet")
+    parser.add_argument(
+        "run_dir",
+        help="a run directory: meta.json, queue_monitor.tsv, packets.tr (unless params.json turns it off), flows.tsv",
+    )
+    parser.add_argument(
+        "--out",
+        required=True,
+        help="directory for <kind>.parquet: queue, journeys/hops/flow_sums (with a trace), flows (with flows.tsv)",
+    )
     parser.add_argument(
         "--context",
         default="{}",

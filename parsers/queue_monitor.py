@@ -1,30 +1,14 @@
-"""queue_monitor.tsv (DESIGN.md section 5): tab-separated sampled QueueMonitor counters, one header line."""
+"""queue_monitor.tsv (DESIGN.md section 5.1): tab-separated sampled QueueMonitor counters, one header line."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.csv as pacsv
 
-from parsers.tables import SCHEMAS
+from parsers.tsv import read_tsv
 
 
 def read_queue_monitor(path: str | Path, block_size: int = 1 << 20) -> pa.Table:
-    """The samples as a typed table (SCHEMAS['queue']); a header other than section 5's is an error."""
-    schema = SCHEMAS["queue"]
-    with open(path, "rb") as f:
-        header = f.readline().decode().rstrip("\r\n").split("\t")
-        if header != schema.names:
-            raise ValueError(f"{path}: header {header} is not the expected {schema.names}")
-        if not f.read(1):
-            return schema.empty_table()
-    reader = pacsv.open_csv(
-        path,
-        read_options=pacsv.ReadOptions(block_size=block_size, use_threads=False),
-        parse_options=pacsv.ParseOptions(delimiter="\t", quote_char=False),
-        convert_options=pacsv.ConvertOptions(
-            column_types=dict(zip(schema.names, schema.types, strict=True)), strings_can_be_null=False
-        ),
-    )
-    return pa.Table.from_batches(list(reader), schema=schema)
+    """The samples as a typed table (SCHEMAS['queue']); a header other than section 5.1's is an error."""
+    return read_tsv(path, "queue", block_size)

@@ -1,4 +1,4 @@
-"""Parse one run directory (DESIGN.md section 1) into its four parquet tables."""
+"""Parse one run directory (DESIGN.md section 1) into its parquet tables."""
 
 from __future__ import annotations
 
@@ -6,7 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+
 from parsers.flow_sums import FlowSumCollector, combine_flow_sums
+from parsers.flows import read_flows
 from parsers.hops import build_hops
 from parsers.journeys import build_journeys
 from parsers.link_events import LinkEventCollector, LinkEvents
@@ -16,12 +19,42 @@ from parsers.run_meta import LinkTable
 from parsers.tables import write_table
 
 
+def read_params(run_dir: Path) -> dict[str, Any]:
+    """The run's params.json, or {} when it has none (a run made outside the pipeline)."""
+    path = run_dir / "params.json"
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
 def context_from_params(run_dir: Path) -> dict[str, Any]:
     """paper, experiment, labels and seed from the run's params.json (if any), run_key from the directory name."""
-    params_path = run_dir / "params.json"
-    params = json.loads(params_path.read_text()) if params_path.is_file() else {}
+    params = read_params(run_dir)
     context = {key: params[key] for key in ("paper", "experiment", "labels", "seed") if key in params}
     return {**context, "run_key": run_dir.name}
+
+
+def trace_expected(run_dir: Path) -> bool:
+    """Whether the run should have a packets.tr: unless params.json says `monitors.packet_trace: false`."""
+    return (read_params(run_dir).get("monitors") or {}).get("packet_trace", True) is not False
+
+
+def _require(run_dir: Path, names: list[str]) -> None:
+    for name in names:
+        if not (run_dir / name).is_file():
+            raise FileNotFoundError(f"{run_dir / name}: missing (is this a complete run directory?)")
+
+
+def trace_tables(run_dir: Path, workers: int | None, block_size: int) -> dict[str, pa.Table]:
+    """journeys, hops and flow_sums of the run's packets.tr, in one pass over the trace."""
+    links = LinkTable.from_meta(run_dir / "meta.json")
+    ranges = scan_trace(
+        run_dir / "packets.tr", lambda: [FlowSumCollector(), LinkEventCollector(links)], workers, block_size
+    )
+    events = LinkEvents.combine(collector for _, collector in ranges)
+    return {
+        "journeys": build_journeys(events, links),
+        "hops": build_hops(events, links),
+        "flow_sums": combine_flow_sums(sums for sums, _ in ranges),
+    }
 
 
 def parse_run(
@@ -31,25 +64,19 @@ def parse_run(
     workers: int | None = None,
     block_size: int = DEFAULT_BLOCK_SIZE,
 ) -> dict[str, Path]:
-    """Write journeys, hops, queue and flow_sums parquet files of `run_dir` into `out_dir`; one pass over the trace.
+    """Write the run's parquet tables into `out_dir`; returns {kind: path} of those written.
 
-    The context defaults to `context_from_params(run_dir)`; keys of `context` override it.
+    Always `queue`; `journeys`, `hops` and `flow_sums` from packets.tr (one pass), which may be absent only when
+    params.json says `monitors.packet_trace: false`; `flows` when the run has a flows.tsv. The context defaults to
+    `context_from_params(run_dir)`; keys of `context` override it.
     """
     run_dir, out_dir = Path(run_dir), Path(out_dir)
     context = {**context_from_params(run_dir), **(context or {})}
-    for name in ("meta.json", "packets.tr", "queue_monitor.tsv"):
-        if not (run_dir / name).is_file():
-            raise FileNotFoundError(f"{run_dir / name}: missing (is this a complete run directory?)")
-    links = LinkTable.from_meta(run_dir / "meta.json")
-    ranges = scan_trace(
-        run_dir / "packets.tr", lambda: [FlowSumCollector(), LinkEventCollector(links)], workers, block_size
-    )
-    events = LinkEvents.combine(collector for _, collector in ranges)
-    tables = {
-        "journeys": build_journeys(events, links),
-        "hops": build_hops(events, links),
-        "queue": read_queue_monitor(run_dir / "queue_monitor.tsv"),
-        "flow_sums": combine_flow_sums(sums for sums, _ in ranges),
-    }
+    with_trace = (run_dir / "packets.tr").is_file() or trace_expected(run_dir)
+    _require(run_dir, ["meta.json", *(["packets.tr"] if with_trace else []), "queue_monitor.tsv"])
+    tables = trace_tables(run_dir, workers, block_size) if with_trace else {}
+    tables["queue"] = read_queue_monitor(run_dir / "queue_monitor.tsv")
+    if (run_dir / "flows.tsv").is_file():
+        tables["flows"] = read_flows(run_dir / "flows.tsv")
     out_dir.mkdir(parents=True, exist_ok=True)
     return {kind: write_table(table, kind, context, out_dir / f"{kind}.parquet") for kind, table in tables.items()}

@@ -1,4 +1,4 @@
-"""The four parquet tables (DESIGN.md section 6): their schemas, the run-context columns and parquet writing."""
+"""The parquet tables (DESIGN.md section 6): their schemas, the run-context columns and parquet writing."""
 
 from __future__ import annotations
 
@@ -54,7 +54,18 @@ SCHEMAS: dict[str, pa.Schema] = {
     "flow_sums": pa.schema(
         [("fid", pa.int32()), ("event", pa.string()), ("packets", pa.int64()), ("bytes", pa.int64())]
     ),
+    "flows": pa.schema(
+        [
+            ("time", pa.float64()),
+            ("fid", pa.int32()),
+            ("delivered_bytes", pa.int64()),
+            ("cwnd", pa.float64()),
+            ("ssthresh", pa.int64()),
+            ("retransmits", pa.int64()),
+        ]
+    ),
 }
+TRACE_KINDS = ("journeys", "hops", "flow_sums")  # the tables read from packets.tr
 KINDS = tuple(SCHEMAS)
 REQUIRED_CONTEXT = ("paper", "experiment", "seed", "run_key")
 

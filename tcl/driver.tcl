@@ -2,8 +2,9 @@
 #
 #     build/ns2/ns tcl/driver.tcl <run dir>
 #
-# reads <run dir>/params.json and writes meta.json, packets.tr and
-# queue_monitor.tsv into <run dir>. A bad parameter gives one line on stderr
+# reads <run dir>/params.json and writes meta.json, packets.tr (unless
+# monitors.packet_trace is false), queue_monitor.tsv and, when the run has TCP
+# flows, flows.tsv into <run dir>. A bad parameter gives one line on stderr
 # and exit status 3, before any output file exists.
 
 set lib [file join [file dirname [file normalize [info script]]] lib]
@@ -12,7 +13,7 @@ foreach part {params queues topology traffic monitors meta} {
 }
 
 namespace eval repro {
-    variable OUTPUTS {meta.json packets.tr queue_monitor.tsv}
+    variable OUTPUTS {meta.json packets.tr queue_monitor.tsv flows.tsv}
 }
 
 proc repro::main {run_dir} {
@@ -24,8 +25,16 @@ proc repro::main {run_dir} {
     }
     set seed [need_number $params "" seed ">= 1" 1]
     set duration [need_number $params "" duration "> 0"]
-    set monitors [need_object $params "" monitors queue_sample_interval]
+    set monitors [need_object $params "" monitors queue_sample_interval packet_trace]
     set interval [need_number $monitors monitors queue_sample_interval "> 0"]
+    set packet_trace 1
+    if {[dict exists $monitors packet_trace]} {
+        set packet_trace [dict get $monitors packet_trace]
+        if {$packet_trace ni {true false}} {
+            fail monitors.packet_trace "bad value \"$packet_trace\"" "true, false"
+        }
+        set packet_trace [expr {$packet_trace eq "true"}]
+    }
 
     set ns [new Simulator]
     # Pareto sources, RED and PI draw from the default RNG.
@@ -34,18 +43,28 @@ proc repro::main {run_dir} {
     build_flows $ns $params $duration
 
     # Every parameter has been applied: only now do output files appear.
-    set trace [open [file join $run_dir packets.tr] w]
+    set trace ""
+    if {$packet_trace} {
+        set trace [open [file join $run_dir packets.tr] w]
+    }
     set tsv [open [file join $run_dir queue_monitor.tsv] w]
+    set flows_tsv ""
+    if {[llength [tcp_flows]]} {
+        set flows_tsv [open [file join $run_dir flows.tsv] w]
+    }
     install_monitors $ns $trace
     # meta.json at time 0, after ns-2's reset: values derived there (RED's
     # thresh_queue_, cur_max_p_) are the ones in force.
     $ns at 0.0 [list repro::write_meta [file join $run_dir meta.json]]
     start_flows $ns
     # The last sample halts the run at duration.
-    start_samples $ns $tsv $interval $duration
+    start_samples $ns $tsv $flows_tsv $interval $duration
     $ns run
-    close $trace
-    close $tsv
+    foreach channel [list $trace $tsv $flows_tsv] {
+        if {$channel ne ""} {
+            close $channel
+        }
+    }
 }
 
 proc repro::remove_outputs {run_dir} {

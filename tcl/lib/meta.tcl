@@ -8,7 +8,9 @@ proc repro::write_meta {file} {
     variable links
     variable flows
     variable core_queue
+    variable core_queues
     variable edge_queue
+    variable sink_loss_model
     json::write indented 1
     json::write aligned 0
 
@@ -27,7 +29,7 @@ proc repro::write_meta {file} {
         lappend sources $fid $src
         lappend sinks $fid $dst
         lappend flow_list [json::write object fid $fid kind [json::write string [dict get $flow kind]] \
-                               source $src sink $dst]
+                               group [json::write string [dict get $flow group]] source $src sink $dst]
         lappend flow_knobs $fid [json::write object agent [knobs_json [dict get $flow agent]] \
                                      sink [knobs_json [dict get $flow sink]] app [knobs_json [dict get $flow app]]]
     }
@@ -43,6 +45,14 @@ proc repro::write_meta {file} {
         lappend link_list [json::write object {*}$fields]
     }
 
+    set queue_list {}
+    foreach q $core_queues {
+        lappend queue_list [knobs_json $q]
+    }
+    set extra {}
+    if {[info exists sink_loss_model]} {
+        lappend extra sink_loss [knobs_json $sink_loss_model]
+    }
     set json [json::write object \
         schema [json::write string ns2-repro/run-meta/1] \
         nodes [json::write object \
@@ -53,7 +63,9 @@ proc repro::write_meta {file} {
         flows [json::write array {*}$flow_list] \
         knobs [json::write object \
             core_queue [knobs_json $core_queue] \
+            core_queues [json::write array {*}$queue_list] \
             edge_queue [knobs_json $edge_queue] \
+            {*}$extra \
             flows [json::write object {*}$flow_knobs]]]
     set fh [open $file w]
     puts $fh $json

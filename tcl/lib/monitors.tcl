@@ -1,18 +1,23 @@
 # Outputs of the simulation: packets.tr (DESIGN.md §4) through trace-queue on
-# every recorded link, and queue_monitor.tsv (§5) sampled from a QueueMonitor
-# on every core link.
+# every recorded link (unless monitors.packet_trace is false), queue_monitor.tsv
+# (§5) sampled from a QueueMonitor on every core link, and flows.tsv: each TCP
+# flow's sender state at the same ticks.
 
 namespace eval repro {
     variable monitors {}   ;# {link name, QueueMonitor} pairs, core0 first
+    variable FLOW_COLUMNS {time fid delivered_bytes cwnd ssthresh retransmits}
 }
 
+# trace: the channel of packets.tr, or "" for no packet trace.
 proc repro::install_monitors {ns trace} {
     variable links
     variable monitors
     foreach link $links {
         set from [dict get $link from]
         set to [dict get $link to]
-        $ns trace-queue $from $to $trace
+        if {$trace ne ""} {
+            $ns trace-queue $from $to $trace
+        }
         if {[dict get $link monitored]} {
             lappend monitors [list [dict get $link name] [$ns monitor-queue $from $to ""]]
         }
@@ -24,15 +29,40 @@ proc repro::install_monitors {ns trace} {
 # duration, after itself (ns-2 runs events of equal time in the order they
 # were scheduled). Times are i * interval rounded to the nanosecond, so that
 # 700 * 0.1 is 70, not 70.00000000000001.
-proc repro::start_samples {ns tsv interval duration} {
+# flows_tsv: the channel of flows.tsv, or "" when the run has no TCP flows.
+proc repro::start_samples {ns tsv flows_tsv interval duration} {
+    variable FLOW_COLUMNS
     puts $tsv [join {time link size_bytes size_packets arrivals_packets arrivals_bytes
                      departures_packets departures_bytes drops_packets drops_bytes} "\t"]
-    $ns at 0.0 [list repro::sample $ns $tsv $interval $duration 0]
+    if {$flows_tsv ne ""} {
+        puts $flows_tsv [join $FLOW_COLUMNS "\t"]
+    }
+    $ns at 0.0 [list repro::sample $ns $tsv $flows_tsv $interval $duration 0]
 }
 
-proc repro::sample {ns tsv interval duration i} {
+proc repro::tcp_flows {} {
+    variable flows
+    set result {}
+    foreach flow $flows {
+        if {[dict get $flow kind] eq "ftp"} {
+            lappend result $flow
+        }
+    }
+    return $result
+}
+
+proc repro::sample {ns tsv flows_tsv interval duration i} {
     variable monitors
     set now [format %.6f [$ns now]]
+    if {$flows_tsv ne ""} {
+        # ack_ is the highest in-order packet the receiver acknowledged (-1: none).
+        foreach flow [tcp_flows] {
+            set tcp [dict get $flow agent]
+            set delivered [expr {([$tcp set ack_] + 1) * [$tcp set packetSize_]}]
+            puts $flows_tsv [join [list $now [dict get $flow fid] $delivered [$tcp set cwnd_] \
+                                       [$tcp set ssthresh_] [$tcp set nrexmitpack_]] "\t"]
+        }
+    }
     foreach pair $monitors {
         lassign $pair name qmon
         set row [list $now $name]
@@ -44,7 +74,7 @@ proc repro::sample {ns tsv interval duration i} {
     incr i
     set next [expr {round($i * $interval * 1e9) / 1e9}]
     if {$next <= $duration} {
-        $ns at $next [list repro::sample $ns $tsv $interval $duration $i]
+        $ns at $next [list repro::sample $ns $tsv $flows_tsv $interval $duration $i]
     } else {
         $ns at $duration [list $ns halt]
     }

@@ -32,7 +32,9 @@ proc repro::build_flow {ns flow where duration} {
     variable FLOW_KINDS
     variable ATTACHED
     variable flows
-    check_fields $flow $where {fid kind start agent sink app}
+    variable core
+    variable edge_link
+    check_fields $flow $where {fid kind start agent sink app} {group enter leave edge_link}
     set fid [need_number $flow $where fid ">= 1" 1]
     foreach other $flows {
         if {[dict get $other fid] == $fid} {
@@ -51,7 +53,29 @@ proc repro::build_flow {ns flow where duration} {
         set spec($role) [need_class_spec $flow $where $role $base]
     }
 
-    lassign [add_flow_nodes $ns $fid] src dst
+    # The core routers it enters and leaves at, by default the first and last.
+    set last [expr {[llength $core] - 1}]
+    set enter 0
+    set leave $last
+    if {[dict exists $flow enter]} {
+        set enter [need_number $flow $where enter ">= 0" 1]
+    }
+    if {[dict exists $flow leave]} {
+        set leave [need_number $flow $where leave ">= 0" 1]
+    }
+    if {$enter >= $leave || $leave > $last} {
+        fail $where "enters at core router $enter and leaves at $leave" \
+            "0 <= enter < leave <= $last (the core routers are 0..$last)"
+    }
+    set link $edge_link
+    set link_where topology.edge_link
+    if {[dict exists $flow edge_link]} {
+        set link [need_edge_link $flow $where edge_link]
+        set link_where $where.edge_link
+    }
+    set group [expr {[dict exists $flow group] ? [dict get $flow group] : ""}]
+
+    lassign [add_flow_nodes $ns $fid $enter $leave $link $link_where] src dst
     set agent [create $spec(agent) $where.agent]
     set reserved [dict merge $ATTACHED {fid_ "it is the flow's fid" class_ "it is fid_ under another name"}]
     apply_knobs $agent $spec(agent) $where.agent $reserved
@@ -66,7 +90,7 @@ proc repro::build_flow {ns flow where duration} {
     apply_knobs $app $spec(app) $where.app
     $app attach-agent $agent
     lappend flows [dict create fid $fid kind $kind start $start src $src dst $dst \
-                       agent $agent sink $sink app $app]
+                       agent $agent sink $sink app $app group $group]
 }
 
 proc repro::create {spec where} {

@@ -57,3 +57,55 @@ def test_no_runs_is_missing_not_pass():
 def test_ci95():
     assert ci95(pd.Series([1.0])) != ci95(pd.Series([1.0]))  # nan for one value
     assert ci95(pd.Series([1.0, 3.0])) == pytest.approx(12.706)  # t(0.975, 1) x sd 1.414 / sqrt(2)
+
+
+def seeds(queue, variant, values):
+    return [(queue, variant, s, "all", "m", v) for s, v in enumerate(values)]
+
+
+COMPARE_CLAIM = {"id": "k", "kind": "compare", "source": "§4", "experiment": "e", "metric": "m",
+                 "axis": "queue", "level": "DT", "relation": "greater", "factor": 1.5}  # fmt: skip
+
+
+def test_compare_claim_with_a_factor():
+    rows = seeds("DT", "a", [30, 31, 29]) + seeds("PI", "a", [10, 11, 9]) + seeds("RED", "a", [12, 12, 12])
+    rows += seeds("DT", "b", [16, 17, 15]) + seeds("PI", "b", [10, 11, 9]) + seeds("RED", "b", [12, 12, 12])
+    rows += seeds("DT", "c", [11, 11, 11]) + seeds("PI", "c", [10, 11, 9]) + seeds("RED", "c", [12, 12, 12])
+    verdicts = evaluate(COMPARE_CLAIM, table(rows), ["queue", "variant"])
+    assert [(v.group, v.verdict) for v in verdicts] == [
+        ("variant=a", "pass"),  # 30 > 1.5 x 12, intervals apart
+        ("variant=b", "drift"),  # above both, but not 1.5 x RED's 12
+        ("variant=c", "fail"),  # RED is higher
+    ]
+    assert verdicts[0].expected == "DT > 1.5 x PI, RED"
+    assert "RED on the other side" in verdicts[2].note
+
+
+def test_compare_claim_against_named_levels_and_less():
+    claim = {**COMPARE_CLAIM, "relation": "less", "factor": 1, "than": ["PI"]}
+    rows = seeds("DT", "a", [5, 6, 4]) + seeds("PI", "a", [10, 11, 9]) + seeds("RED", "a", [1, 1, 1])
+    (verdict,) = evaluate(claim, table(rows), ["queue", "variant"])
+    assert verdict.verdict == "pass", "RED is lower still, but the claim is only about PI"
+    claim["than"] = ["PI", "RED"]
+    assert evaluate(claim, table(rows), ["queue", "variant"])[0].verdict == "fail"
+
+
+def test_bound_claim():
+    claim = {"id": "b", "kind": "bound", "source": "§4", "experiment": "e", "metric": "m",
+             "bound": "below", "threshold": 0.1, "drift_threshold": 0.2}  # fmt: skip
+    rows = seeds("DT", "a", [0.05, 0.07]) + seeds("DT", "b", [0.15, 0.15]) + seeds("DT", "c", [0.3, 0.5])
+    verdicts = evaluate(claim, table(rows), ["queue", "variant"])
+    assert [v.verdict for v in verdicts] == ["pass", "drift", "fail"]
+    claim |= {"bound": "above", "threshold": 0.4, "drift_threshold": 0.1}
+    assert [v.verdict for v in evaluate(claim, table(rows), ["queue", "variant"])] == ["fail", "drift", "drift"]
+
+
+def test_nearest_claim():
+    claim = {"id": "n", "kind": "nearest", "source": "§4", "experiment": "e", "metric": "m", "axis": "queue",
+             "level": "MIX", "nearest": "DT", "among": ["DT", "RED"]}  # fmt: skip
+    rows = seeds("DT", "a", [10, 10.5, 9.5]) + seeds("RED", "a", [20, 20.5, 19.5]) + seeds("MIX", "a", [11, 11, 11])
+    rows += seeds("DT", "b", [10, 10.5, 9.5]) + seeds("RED", "b", [20, 20.5, 19.5]) + seeds("MIX", "b", [13, 14, 15])
+    rows += seeds("DT", "c", [10, 10.5, 9.5]) + seeds("RED", "c", [20, 20.5, 19.5]) + seeds("MIX", "c", [18, 18, 18])
+    verdicts = evaluate(claim, table(rows), ["queue", "variant"])
+    assert [v.verdict for v in verdicts] == ["pass", "drift", "fail"]
+    assert verdicts[2].note == "nearer to RED"

@@ -102,3 +102,44 @@ def test_koo_aqm_runs():
     text_rest = {**text.params, "labels": None, "flows": text.params["flows"][:3]}
     script_rest = {**script.params, "labels": None, "flows": script.params["flows"][:3]}
     assert text_rest == script_rest
+
+
+def test_smooth_tcp_runs():
+    doc = config.load(REPO / "configs" / "smooth_tcp.yaml")
+    runs = matrix.expand(doc, "configs/smooth_tcp.yaml")
+    queue_runs = [r for r in runs if r.experiment == "queue_dynamics"]
+    multi = [r for r in runs if r.experiment == "multi_bottleneck"]
+    assert len(queue_runs) == 4 * 4 * 2 * 5 and len(multi) == 2 * 4 * 5 * 2 * 5
+    smooth = next(r for r in queue_runs if r.labels["protocol"] == "TCP(0.31, 0.875)")
+    knobs = smooth.params["flows"][0]["agent"]["knobs"]
+    assert knobs["increase_num_"] == pytest.approx(0.3125) and knobs["decrease_num_"] == 0.875
+    assert "gaimd_strict_" not in knobs  # stock ns-2 unless the variant is strict
+    strict = next(r for r in queue_runs if r.labels["variant"] == "strict")
+    assert strict.params["flows"][0]["agent"]["knobs"]["gaimd_strict_"] == 1
+    errors = next(r for r in queue_runs if r.labels["setting"] == "red_10_errors")
+    assert errors.params["topology"]["sink_loss"] == {"class": "ErrorModel", "knobs": {"rate_": 0.01}}
+    assert "sink_loss" not in smooth.params["topology"]
+    # a mixed deployment: each group keeps its own beta (the groups share one YAML anchor)
+    mixed = next(r for r in multi if r.labels["deployment"] == "main_smooth_cross_responsive")
+    betas = {(f["group"], f["agent"]["knobs"]["decrease_num_"]) for f in mixed.params["flows"]}
+    assert betas == {("main", 0.875), ("cross", 0.25)}
+    cross = [f for f in mixed.params["flows"] if f["group"] == "cross"]
+    assert {(f["enter"], f["leave"], f["edge_link"]["delay"]) for f in cross} == {(2, 3, "12.5ms")}
+    assert cross[0]["edge_link"]["queue"] == {"class": "Queue/DropTail", "knobs": {"limit_": 100}}
+    assert mixed.params["topology"]["core_links"][1]["queue"]["class"] == "Queue/DropTail"
+
+
+def test_random_start_times_come_from_the_seed(minimal):
+    minimal["experiments"]["tiny"]["scenario"]["flows"]["tcp"]["start"] = {"uniform": [1, 3]}
+    minimal["experiments"]["tiny"]["seeds"] = {"count": 2, "first": 1}
+    first = matrix.expand(minimal)
+    again = matrix.expand(minimal)
+    starts = [[f["start"] for f in r.params["flows"]] for r in first]
+    assert starts == [[f["start"] for f in r.params["flows"]] for r in again]
+    assert all(1 <= s < 3 for run in starts for s in run)
+    assert starts[0] != starts[1], "another seed, other start times"
+    assert len(set(starts[-1])) == 2, "each flow draws its own"
+
+
+def test_gaimd_alpha_is_tcp_friendly():
+    assert [round(matrix.gaimd_alpha(b), 4) for b in (0.875, 0.75, 0.5, 0.25)] == [0.3125, 0.5833, 1.0, 1.25]

@@ -1,17 +1,31 @@
 """Metrics on tiny hand-made tables, with the answers worked out by hand."""
 
+import json
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.metrics import bandwidth_bps, e2e_metrics, link_metrics, seconds
+from experiments.metrics import (
+    bandwidth_bps,
+    e2e_metrics,
+    flow_groups,
+    flow_metrics,
+    jain_index,
+    link_metrics,
+    queue_pkts_series,
+    run_metrics,
+    seconds,
+    worst_case_fairness,
+)
 
 QUEUE = pd.DataFrame(
     {
         "time": [0.0, 1.0, 2.0],
         "link": ["core0"] * 3,
         "size_bytes": [0, 1000, 3000],
+        "size_packets": [0, 2, 6],
         "arrivals_packets": [0, 100, 200],
         "departures_bytes": [0, 100_000, 225_000],
         "drops_packets": [0, 2, 2],
@@ -57,6 +71,7 @@ def test_link_metrics():
     assert got["drop_pct"] == pytest.approx(1.0)  # 2 of 200
     assert got["queue_bytes_mean"] == pytest.approx(4000 / 3)
     assert got["queue_delay_ms_mean"] == pytest.approx(20.0)  # (10 + 30) / 2; the dropped one has none
+    assert got["queue_pkts_mean"] == pytest.approx(8 / 3) and got["queue_pkts_max"] == 6
     util = {s["t"]: s["value"] for s in series if s["metric"] == "utilization_pct"}
     assert util == pytest.approx({0.0: 80.0, 1.0: 100.0})
     drops = {s["t"]: s["value"] for s in series if s["metric"] == "drop_pct"}
@@ -91,3 +106,184 @@ def test_e2e_metrics():
 )
 def test_time_notation(text, s):
     assert seconds(text) == pytest.approx(s)
+
+
+# A square-ish wave of queue lengths, one sample per second from 0 to 8 s, on core0; core1 is always empty.
+WAVE = [0, 3, 6, 3, 0, 3, 6, 3, 0]
+WAVE_QUEUE = pd.DataFrame(
+    {
+        "time": [float(t) for t in range(9)] * 2,
+        "link": ["core0"] * 9 + ["core1"] * 9,
+        "size_bytes": [500 * x for x in WAVE] + [0] * 9,
+        "size_packets": WAVE + [0] * 9,
+        "arrivals_packets": list(range(0, 90, 10)) * 2,
+        "departures_bytes": list(range(0, 9000, 1000)) * 2,
+        "drops_packets": [0] * 18,
+    }
+)
+
+
+def test_queue_length_statistics():
+    rows, _ = link_metrics(WAVE_QUEUE, None, capacity_bps=1e6, warmup=0.0, interval=1.0)
+    got = as_dict(rows, "core0")
+    assert got["queue_pkts_mean"] == pytest.approx(8 / 3)  # 24 packets / 9 samples
+    assert got["queue_pkts_std"] == pytest.approx(math.sqrt(108 / 9 - (8 / 3) ** 2))  # population: E[x^2] - mean^2
+    assert (got["queue_pkts_max"], got["queue_pkts_min"]) == (6, 0)
+    assert got["queue_empty_pct"] == pytest.approx(100 / 3)  # 3 of 9 samples
+    assert got["queue_osc_hz"] == pytest.approx(2 / 8)  # 0 -> 3 crosses 8/3 upwards twice in 8 s
+    idle = as_dict(rows, "core1")
+    assert idle["queue_pkts_std"] == 0 and idle["queue_empty_pct"] == 100 and idle["queue_osc_hz"] == 0
+
+
+def test_queue_statistics_exclude_the_warmup():
+    got = as_dict(link_metrics(WAVE_QUEUE, None, capacity_bps=1e6, warmup=4.0, interval=1.0)[0], "core0")
+    assert got["queue_pkts_mean"] == pytest.approx(2.4)  # 0 3 6 3 0
+    assert got["queue_empty_pct"] == pytest.approx(40.0)
+    assert got["queue_osc_hz"] == pytest.approx(1 / 4)
+
+
+def test_without_hops_there_is_no_queueing_delay():
+    rows, series = link_metrics(WAVE_QUEUE, None, capacity_bps=1e6, warmup=0.0, interval=1.0)
+    assert "queue_delay_ms_mean" not in {r["metric"] for r in rows} | {s["metric"] for s in series}
+    assert as_dict(rows, "core0")["utilization_pct"] == pytest.approx(0.8)  # 8000 B x 8 / (8 s x 1 Mb/s)
+
+
+def test_queue_pkts_series_is_every_sample_of_the_whole_run():
+    series = queue_pkts_series(WAVE_QUEUE, end=8.0)
+    assert len(series) == 18 and set(series["metric"]) == {"queue_pkts"}
+    core0 = series[series["scope"] == "core0"]
+    assert core0["t"].tolist() == [float(t) for t in range(9)] and core0["value"].tolist() == WAVE
+    assert len(queue_pkts_series(WAVE_QUEUE, end=4.0)) == 10  # 0..4 s, per link
+
+
+# The paper's worked example (Zhang, Mamas, Tsaoussidis): six flows, in Mb/s.
+PAPER_FLOWS = [9, 9.5, 8.5, 9, 9, 6]
+
+
+def test_jain_index_of_the_papers_example():
+    assert jain_index(PAPER_FLOWS) == pytest.approx(51**2 / (6 * 441.5))  # 0.98188...
+    assert round(jain_index(PAPER_FLOWS), 3) == 0.982
+
+
+def test_worst_case_fairness_of_the_papers_example():
+    # min / max = 6 / 9.5 = 0.6316. The paper prints 0.667, which is 6 / 9: a slip (9.5 is the largest flow).
+    assert worst_case_fairness(PAPER_FLOWS) == pytest.approx(6 / 9.5)
+    assert round(worst_case_fairness(PAPER_FLOWS), 4) == 0.6316
+
+
+@pytest.mark.parametrize("fairness", [jain_index, worst_case_fairness])
+def test_fairness_edge_cases(fairness):
+    assert fairness([7.0, 7.0, 7.0]) == 1.0
+    assert math.isnan(fairness([]))
+    assert math.isnan(fairness([0, 0]))  # 0 / 0: nobody got anything
+    assert fairness(np.array([5.0])) == 1.0
+
+
+def test_a_starved_flow():
+    assert worst_case_fairness([4, 0, 4]) == 0.0
+    assert jain_index([4, 0, 4]) == pytest.approx(2 / 3)  # 64 / (3 x 32)
+    assert jain_index([1, 0, 0, 0]) == pytest.approx(1 / 4)  # one flow has everything: 1/n
+
+
+def flows_table():
+    """Three TCP flows sampled every second from 0 to 4 s; flow 3 never gets an ack."""
+    delivered = {1: [0, 1000, 2000, 5000, 7000], 2: [0, 500, 1500, 2500, 3500], 3: [0] * 5}
+    cwnd = {1: [1, 2, 4, 6, 8], 2: [1, 2, 2, 2, 2], 3: [1] * 5}
+    retransmits = {1: [0, 0, 1, 1, 3], 2: [0, 1, 1, 1, 1], 3: [0] * 5}
+    rows = [
+        {"time": float(t), "fid": fid, "delivered_bytes": delivered[fid][t], "cwnd": float(cwnd[fid][t]),
+         "ssthresh": 20, "retransmits": retransmits[fid][t]}
+        for t in range(5)
+        for fid in (1, 2, 3)
+    ]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("warmup", [1.0, 1.04], ids=["on_a_sample", "nearest_sample"])
+def test_per_flow_goodput_cwnd_and_retransmits(warmup):
+    rows, _ = flow_metrics(flows_table(), None, warmup=warmup, end=4.0, interval=1.0)
+    flow1, flow2 = as_dict(rows, "flow1"), as_dict(rows, "flow2")
+    assert flow1 == pytest.approx({"goodput_Bps": 2000.0, "cwnd_mean": 5.0, "retransmits": 3.0})  # (7000 - 1000) / 3
+    assert flow2 == pytest.approx({"goodput_Bps": 1000.0, "cwnd_mean": 2.0, "retransmits": 0.0})
+    assert as_dict(rows, "flow3")["goodput_Bps"] == 0.0
+
+
+def test_system_goodput_and_fairness():
+    rows, series = flow_metrics(flows_table(), None, warmup=1.0, end=4.0, interval=1.0)
+    everything = as_dict(rows, "all")
+    assert everything["goodput_Bps"] == pytest.approx(3000.0)
+    assert everything["goodput_per_flow_Bps"] == pytest.approx(1000.0)
+    assert everything["fairness_jain"] == pytest.approx(3000**2 / (3 * (2000**2 + 1000**2)))  # 0.6
+    assert everything["fairness_worst"] == 0.0
+    assert not any(r["scope"].startswith("group:") for r in rows)
+    goodput = {s["t"]: s["value"] for s in series if s["metric"] == "goodput_Bps" and s["scope"] == "all"}
+    assert goodput == pytest.approx({1.0: 2000.0, 2.0: 4000.0, 3.0: 3000.0})  # totals 1500, 3500, 7500, 10500 B
+
+
+def test_group_goodput_and_fairness():
+    rows, _ = flow_metrics(flows_table(), {1: "main", 2: "main", 3: "cross"}, warmup=1.0, end=4.0, interval=1.0)
+    main = as_dict(rows, "group:main")
+    assert main == pytest.approx(
+        {"goodput_Bps": 3000.0, "goodput_per_flow_Bps": 1500.0, "fairness_jain": 0.9, "fairness_worst": 0.5}
+    )
+    cross = as_dict(rows, "group:cross")
+    assert cross["goodput_Bps"] == 0.0 and math.isnan(cross["fairness_jain"]) and math.isnan(cross["fairness_worst"])
+
+
+def test_flow_groups_come_from_params():
+    params = {"flows": [{"fid": 1, "group": "main"}, {"fid": 2, "group": "main"}, {"fid": 4, "kind": "cbr"}]}
+    assert flow_groups(params, [1, 2]) == {1: "main", 2: "main"}
+    assert flow_groups({"flows": [{"fid": 1}, {"fid": 2}]}, [1, 2]) is None  # params.json of an older run
+
+
+FLOWS_TSV = "time\tfid\tdelivered_bytes\tcwnd\tssthresh\tretransmits\n" + "".join(
+    f"{t:.6f}\t{fid}\t{(1000 if fid == 1 else 500) * round(t * 10)}\t{2 * fid}\t20\t0\n"
+    for t in np.arange(0, 2.05, 0.1)
+    for fid in (1, 2)
+)  # flow 1 gets 10 000 B/s, flow 2 5 000 B/s
+QUEUE_TSV = (
+    "time\tlink\tsize_bytes\tsize_packets\tarrivals_packets\tarrivals_bytes\tdepartures_packets\tdepartures_bytes"
+    "\tdrops_packets\tdrops_bytes\n"
+) + "".join(
+    f"{t:.6f}\tcore0\t{500 * (i % 2)}\t{i % 2}\t{10 * i}\t{5000 * i}\t{10 * i}\t{5000 * i}\t0\t0\n"
+    for i, t in enumerate(np.arange(0, 2.05, 0.1))
+)  # the queue alternates 0, 1, 0, 1 ...
+
+
+@pytest.fixture
+def untraced_run(tmp_path):
+    """A run directory as the pipeline leaves it for `monitors.packet_trace: false`: no hops, no journeys."""
+    from parsers import parse_run
+
+    run = tmp_path / "untraced"
+    run.mkdir()
+    params = {
+        "schema": "ns2-repro/run-params/1", "paper": "p", "experiment": "e", "labels": {}, "seed": 1,
+        "duration": 2.0, "topology": {"kind": "dumbbell", "core_link": {"bandwidth": "1Mb", "delay": "10ms"}},
+        "flows": [{"fid": 1, "kind": "ftp", "group": "main"}, {"fid": 2, "kind": "ftp", "group": "cross"}],
+        "monitors": {"queue_sample_interval": 0.1, "packet_trace": False},
+    }  # fmt: skip
+    (run / "params.json").write_text(json.dumps(params))
+    (run / "meta.json").write_text(json.dumps({"links": [{"name": "core0", "from": 0, "to": 1, "role": "core"}]}))
+    (run / "queue_monitor.tsv").write_text(QUEUE_TSV)
+    (run / "flows.tsv").write_text(FLOWS_TSV)
+    assert sorted(parse_run(run, run / "tables")) == ["flows", "queue"]
+    return run
+
+
+def test_run_metrics_without_a_packet_trace(untraced_run):
+    metrics, series = run_metrics(untraced_run, warmup=1.0)
+    got = {(r.scope, r.metric): r.value for r in metrics.itertuples()}
+    assert not [m for m in metrics["metric"] if m.startswith("e2e_") or "delay" in m]
+    assert got["all", "bottleneck_queue_pkts_mean"] == pytest.approx(5 / 11)  # 1.0 .. 2.0 s: 0 1 0 ... 0, 5 of 11
+    assert got["all", "bottleneck_queue_empty_pct"] == pytest.approx(600 / 11)
+    assert got["all", "bottleneck_queue_osc_hz"] == pytest.approx(5.0)  # 5 upward crossings in 1 s
+    assert got["all", "bottleneck_utilization_pct"] == pytest.approx(40.0)  # 50 000 B x 8 / (1 s x 1 Mb/s)
+    assert got["flow1", "goodput_Bps"] == pytest.approx(10_000) and got["flow2", "cwnd_mean"] == 4.0
+    assert got["all", "goodput_Bps"] == pytest.approx(15_000)
+    assert got["all", "fairness_worst"] == pytest.approx(0.5)
+    assert got["group:main", "goodput_Bps"] == pytest.approx(10_000) and got["group:cross", "fairness_jain"] == 1.0
+    queue = series[series["metric"] == "queue_pkts"]
+    assert len(queue) == 21 and queue["t"].min() == 0.0  # the whole run, warm-up included
+    goodput = series[series["metric"] == "goodput_Bps"]
+    assert goodput["t"].tolist() == [1.0] and goodput["value"].tolist() == pytest.approx([15_000])

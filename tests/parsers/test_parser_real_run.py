@@ -74,8 +74,6 @@ def real_run(ns_binary, tmp_path_factory, request) -> Path:
         subprocess.run([str(ns_binary), SCRIPT.name], cwd=run, check=True, capture_output=True, timeout=120)
         (run / "meta.json").write_text(json.dumps(meta_of_script()))
     else:
-        if not DRIVER.is_file():
-            pytest.skip(f"{DRIVER} is not there yet")
         (run / "params.json").write_text(json.dumps(DRIVER_PARAMS))
         subprocess.run([str(ns_binary), str(DRIVER), str(run)], check=True, capture_output=True, timeout=120)
     return run
@@ -155,3 +153,34 @@ def test_real_run_queue_table_is_the_tsv(real_run, parsed):
     last = [r for r in parsed["queue"] if r["link"] == "core0"][-1]
     core0_drops = sum(1 for h in parsed["hops"] if h["dropped"] and h["link"] == "core0")
     assert last["drops_packets"] == core0_drops  # the monitor and the trace agree on the core link's losses
+
+
+def test_real_run_flows_table_is_the_tsv(real_run, parsed):
+    if not (real_run / "flows.tsv").is_file():  # dumbbell_run.tcl samples no TCP senders
+        assert "flows" not in parsed
+        return
+    lines = (real_run / "flows.tsv").read_text().splitlines()
+    assert lines[0].split("\t") == SCHEMAS["flows"].names
+    rows = [line.split("\t") for line in lines[1:]]
+    assert len(rows) == 31 * 2  # every 0.1 s from 0 to 3.0 inclusive, per FTP flow (fid 1 and 2; not the CBR)
+    flows = parsed["flows"]
+    assert [(f"{r['time']:.6f}", r["fid"]) for r in flows] == [(r[0], int(r[1])) for r in rows]
+    assert [r["delivered_bytes"] for r in flows] == [int(r[2]) for r in rows]
+    assert [r["cwnd"] for r in flows] == [float(r[3]) for r in rows]
+    last = {r["fid"]: r for r in flows if r["time"] == flows[-1]["time"]}
+    for fid, row in last.items():  # the receiver got at most what the data packets that left the core carried
+        delivered = sum(j["size"] - 40 for j in parsed["journeys"] if j["fid"] == fid and j["t_exit"] is not None)
+        assert 0 < row["delivered_bytes"] <= delivered
+
+
+def test_real_untraced_driver_run_gives_queue_and_flows(ns_binary, tmp_path):
+    run = tmp_path / "untraced"
+    run.mkdir()
+    params = {**DRIVER_PARAMS, "monitors": {"queue_sample_interval": 0.1, "packet_trace": False}}
+    (run / "params.json").write_text(json.dumps(params))
+    subprocess.run([str(ns_binary), str(DRIVER), str(run)], check=True, capture_output=True, timeout=120)
+    assert not (run / "packets.tr").exists() and (run / "flows.tsv").is_file()
+    written = parse_run(run, tmp_path / "out", CONTEXT)
+    assert sorted(written) == ["flows", "queue"]
+    flows = pq.read_table(written["flows"])
+    assert flows.num_rows == 31 * 2 and sorted(set(flows["fid"].to_pylist())) == [1, 2]

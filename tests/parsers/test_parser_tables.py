@@ -1,4 +1,4 @@
-"""Parquet tables of a run: context columns, schema metadata, queue_monitor.tsv, the CLI, an empty run."""
+"""Parquet tables of a run: context columns, schema metadata, queue_monitor.tsv, flows.tsv, the CLI, an empty run."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 from test_trace_parser import META, TRACE
 
-from parsers import KINDS, SCHEMAS, parse_run
+from parsers import KINDS, SCHEMAS, parse_run, read_flows
 from parsers.queue_monitor import read_queue_monitor
 from parsers.tables import with_context
 
@@ -31,6 +31,8 @@ HEADER = (
 QUEUE_ROWS = (
     "0.000000\tcore0\t0\t0\t0\t0\t0\t0\t0\t0\n0.100000\tcore0\t13520\t25\t749\t775960\t706\t731240\t30\t31200\n"
 )
+FLOWS_HEADER = "time\tfid\tdelivered_bytes\tcwnd\tssthresh\tretransmits\n"
+FLOWS_ROWS = "0.000000\t1\t0\t1\t20\t0\n0.000000\t2\t0\t1\t20\t0\n0.100000\t1\t3000\t3.5\t20\t1\n"
 
 
 @pytest.fixture
@@ -40,6 +42,7 @@ def run_dir(tmp_path):
     (run / "meta.json").write_text(json.dumps(META))
     (run / "packets.tr").write_text(TRACE)
     (run / "queue_monitor.tsv").write_text(HEADER + QUEUE_ROWS)
+    (run / "flows.tsv").write_text(FLOWS_HEADER + FLOWS_ROWS)
     params = {k: CONTEXT[k] for k in ("paper", "experiment", "labels", "seed")}
     (run / "params.json").write_text(json.dumps({"schema": "ns2-repro/run-params/1", **params}))
     return run
@@ -69,6 +72,29 @@ def test_queue_monitor_with_another_header_is_an_error(tmp_path):
     path.write_text(HEADER.replace("drops_bytes", "bdrops_") + QUEUE_ROWS)
     with pytest.raises(ValueError, match="header"):
         read_queue_monitor(path)
+
+
+def test_flows_parses_section_5_2(tmp_path):
+    path = tmp_path / "flows.tsv"
+    path.write_text(FLOWS_HEADER + FLOWS_ROWS)
+    table = read_flows(path)
+    assert table.schema == SCHEMAS["flows"]
+    assert table.num_rows == 3
+    assert table.to_pylist()[2] == {
+        "time": 0.1,
+        "fid": 1,
+        "delivered_bytes": 3000,
+        "cwnd": 3.5,
+        "ssthresh": 20,
+        "retransmits": 1,
+    }
+
+
+def test_flows_with_another_header_is_an_error(tmp_path):
+    path = tmp_path / "flows.tsv"
+    path.write_text(FLOWS_HEADER.replace("retransmits", "nrexmitpack_") + FLOWS_ROWS)
+    with pytest.raises(ValueError, match="header"):
+        read_flows(path)
 
 
 def test_context_columns_come_first_constant_and_dictionary_encoded():
@@ -101,7 +127,7 @@ def test_missing_context_key_is_an_error():
         with_context(SCHEMAS["flow_sums"].empty_table(), "flow_sums", {"paper": "p"})
 
 
-def test_parse_run_writes_four_tables_with_metadata(run_dir, tmp_path):
+def test_parse_run_writes_every_table_with_metadata(run_dir, tmp_path):
     written = parse_run(run_dir, tmp_path / "out")  # context from params.json and the directory name
     assert sorted(written) == sorted(KINDS)
     for kind, path in written.items():
@@ -114,7 +140,7 @@ def test_parse_run_writes_four_tables_with_metadata(run_dir, tmp_path):
         assert table.column_names[7:] == SCHEMAS[kind].names
         assert set(table["run_key"].to_pylist()) <= {"abc123"}
     rows = {kind: pq.read_table(written[kind]).num_rows for kind in KINDS}
-    assert rows == {"journeys": 5, "hops": 4, "queue": 2, "flow_sums": 8}
+    assert rows == {"journeys": 5, "hops": 4, "queue": 2, "flow_sums": 8, "flows": 3}
 
 
 def test_cli_with_context_override(run_dir, tmp_path):
@@ -136,7 +162,9 @@ def test_cli_reports_a_missing_file(tmp_path):
 def test_empty_run_gives_empty_typed_tables(run_dir, tmp_path):
     (run_dir / "packets.tr").write_text("")
     (run_dir / "queue_monitor.tsv").write_text(HEADER)
+    (run_dir / "flows.tsv").write_text(FLOWS_HEADER)
     written = parse_run(run_dir, tmp_path / "out", CONTEXT)
+    assert sorted(written) == sorted(KINDS)
     for kind, path in written.items():
         table = pq.read_table(path)
         assert table.num_rows == 0

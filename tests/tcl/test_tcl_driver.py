@@ -1,4 +1,4 @@
-"""The Tcl driver (DESIGN.md §1-5): params.json in; meta.json, packets.tr, queue_monitor.tsv out."""
+"""The Tcl driver (DESIGN.md §1-5): params.json in; meta.json, packets.tr, queue_monitor.tsv, flows.tsv out."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 DRIVER = Path(__file__).resolve().parents[2] / "tcl" / "driver.tcl"
-OUTPUTS = ["meta.json", "packets.tr", "queue_monitor.tsv"]
+OUTPUTS = ["meta.json", "packets.tr", "queue_monitor.tsv", "flows.tsv"]
+FLOWS_HEADER = "time\tfid\tdelivered_bytes\tcwnd\tssthresh\tretransmits"
 TSV_HEADER = (
     "time\tlink\tsize_bytes\tsize_packets\tarrivals_packets\tarrivals_bytes"
     "\tdepartures_packets\tdepartures_bytes\tdrops_packets\tdrops_bytes"
@@ -74,10 +75,10 @@ def test_meta_names_nodes_links_and_flows(red_run):
         assert {**exit_, "traced": True, "monitored": False} in meta["links"]
     assert len(meta["links"]) == 9
     assert meta["flows"] == [
-        {"fid": 1, "kind": "ftp", "source": 2, "sink": 3},
-        {"fid": 2, "kind": "ftp", "source": 4, "sink": 5},
-        {"fid": 3, "kind": "ftp", "source": 6, "sink": 7},
-        {"fid": 4, "kind": "pareto", "source": 8, "sink": 9},
+        {"fid": 1, "kind": "ftp", "group": "", "source": 2, "sink": 3},
+        {"fid": 2, "kind": "ftp", "group": "", "source": 4, "sink": 5},
+        {"fid": 3, "kind": "ftp", "group": "", "source": 6, "sink": 7},
+        {"fid": 4, "kind": "pareto", "group": "", "source": 8, "sink": 9},
     ]
 
 
@@ -319,7 +320,7 @@ BAD = [
     (
         ["monitors", "queue_sample_intervall"],
         0.1,
-        "monitors.queue_sample_intervall: unknown field; known: queue_sample_interval",
+        "monitors.queue_sample_intervall: unknown field; known: packet_trace, queue_sample_interval",
     ),
     (
         ["flows", 0, "agent", "knobs", "window_"],
@@ -356,6 +357,24 @@ BAD = [
         'topology.core_link.bandwidth: bad rate "10Mbx"; known: a number with an optional unit, e.g. 10Mb, 1.5Gb, 64Kb',
     ),
     (["flows", 1, "fid"], 1, "flows[1].fid: fid 1 is used twice; known: a positive integer no other flow uses"),
+    (
+        ["flows", 0, "enter"],
+        1,
+        "flows[0]: enters at core router 1 and leaves at 1; known: 0 <= enter < leave <= 1 (the core routers are 0..1)",
+    ),
+    (
+        ["topology", "core_links"],
+        [{}, {}],
+        "topology.core_links: not a list of 1 links; known: one {bandwidth, delay, queue} object per core link "
+        "(core_nodes - 1)",
+    ),
+    (["monitors", "packet_trace"], "no", 'monitors.packet_trace: bad value "no"; known: true, false'),
+    (
+        ["topology", "sink_loss"],
+        {"class": "Queue/RED", "knobs": {}},
+        'topology.sink_loss.class: unknown class "Queue/RED" (must be ErrorModel or a subclass); known: '
+        "ErrorModel, ErrorModel/Expo, ErrorModel/List, ErrorModel/Trace, ErrorModel/Uniform (the 5 closest of 12)",
+    ),
 ]
 
 
@@ -382,3 +401,92 @@ def test_unreadable_params_exit_3(ns_binary, tmp_path):
     result = subprocess.run([ns_binary, DRIVER, tmp_path], capture_output=True, text=True)
     assert (result.returncode, result.stderr.splitlines()[0][:37]) == (3, "ns2-repro: params.json: not a JSON ob")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["params.json"]
+
+
+# ---- flows.tsv, runs without a packet trace, multi-bottleneck chains, error models ----
+
+
+def read_flows(run_dir: Path) -> list[dict]:
+    lines = (run_dir / "flows.tsv").read_text().splitlines()
+    assert lines[0] == FLOWS_HEADER
+    names = lines[0].split("\t")
+    return [dict(zip(names, line.split("\t"), strict=True)) for line in lines[1:]]
+
+
+def test_flows_tsv_samples_each_tcp_flow_at_every_tick(red_run):
+    rows = read_flows(red_run)
+    times = [r["time"] for r in read_monitor(red_run)]
+    assert [r["time"] for r in rows] == [t for t in times for _ in range(3)], "TCP flows 1-3, not the Pareto flow"
+    assert [r["fid"] for r in rows[:6]] == ["1", "2", "3", "1", "2", "3"]
+    trace = read_trace(red_run)
+    meta = read_meta(red_run)
+    for fid in ("1", "2", "3"):
+        delivered = [int(r["delivered_bytes"]) for r in rows if r["fid"] == fid]
+        assert delivered[0] == 0 and delivered == sorted(delivered) and delivered[-1] > 0
+        assert all(d % 500 == 0 for d in delivered), "whole packets of packetSize_ 500"
+        sink = str(meta["nodes"]["sinks"][fid])
+        received = {f[10] for f in trace if f[0] == "r" and f[3] == sink and f[4] == "tcp"}
+        # in-order delivery acknowledged by the end: at most every distinct packet received
+        assert 0.9 * 500 * len(received) <= delivered[-1] <= 500 * len(received)
+        assert float(rows[-1]["cwnd"]) >= 1
+
+
+def test_without_packet_trace_the_simulation_is_the_same(koo_params, run_driver):
+    with_trace, a = run_driver(koo_params(duration=3.0), "a")
+    params = koo_params(duration=3.0)
+    params["monitors"]["packet_trace"] = False
+    without, b = run_driver(params, "b")
+    assert with_trace.returncode == without.returncode == 0, without.stderr
+    assert not (b / "packets.tr").exists()
+    for name in ("queue_monitor.tsv", "flows.tsv", "meta.json"):
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
+def multi_bottleneck(koo_params) -> dict:
+    """R1..R4 in a line: flow 1 enters at R1, flows 2-3 at R3 over slower, longer access links."""
+    params = koo_params("DropTail", kind="chain", core_nodes=4, duration=3.0)
+    params["flows"] = params["flows"][:3]
+    params["topology"]["core_links"] = [
+        {"bandwidth": "5Mb", "queue": {"class": "Queue/RED", "knobs": {"thresh_": 10, "maxthresh_": 30}}},
+        {"bandwidth": "20Mb", "delay": "5ms"},
+        {},
+    ]
+    for flow in params["flows"][1:]:
+        flow |= {
+            "group": "cross",
+            "enter": 2,
+            "edge_link": {"bandwidth": "10Mb", "delay": "12ms", "queue": {"class": "Queue/DropTail", "knobs": {}}},
+        }
+    params["flows"][0]["group"] = "main"
+    return params
+
+
+def test_flows_enter_and_leave_where_their_group_says(koo_params, run_driver):
+    result, run_dir = run_driver(multi_bottleneck(koo_params))
+    assert result.returncode == 0, result.stderr
+    meta = read_meta(run_dir)
+    links = {link["name"]: link for link in meta["links"]}
+    assert (links["entry1"]["to"], links["entry2"]["to"], links["entry3"]["to"]) == (0, 2, 2)
+    assert {links[f"exit{fid}"]["from"] for fid in (1, 2, 3)} == {3}
+    assert [f["group"] for f in meta["flows"]] == ["main", "cross", "cross"]
+    queues = meta["knobs"]["core_queues"]
+    assert [q["class"] for q in queues] == ["Queue/RED", "Queue/DropTail", "Queue/DropTail"]
+    assert queues[0]["values"]["thresh_"] == "10" and meta["knobs"]["core_queue"] == queues[0]
+    tcp_fids = {link: {f[7] for f in read_trace(run_dir) if f[0] == "r" and f[4] == "tcp"
+                       and (f[2], f[3]) == (str(links[link]["from"]), str(links[link]["to"]))}
+                for link in ("core0", "core2")}  # fmt: skip
+    assert tcp_fids == {"core0": {"1"}, "core2": {"1", "2", "3"}}
+
+
+def test_sink_loss_drops_packets_on_the_links_into_sinks(koo_params, run_driver):
+    params = koo_params("DropTail", duration=3.0)
+    params["topology"]["sink_loss"] = {"class": "ErrorModel", "knobs": {"rate_": 0.05}}
+    result, run_dir = run_driver(params)
+    assert result.returncode == 0, result.stderr
+    counts = events_by_link(run_dir)
+    drops = sum(counts[f"exit{fid}"]["d"] for fid in range(1, 5))
+    received = sum(counts[f"exit{fid}"]["r"] for fid in range(1, 5))
+    assert 0.03 < drops / (drops + received) < 0.07, "about 5 % of the packets into sinks"
+    assert counts["core0"]["d"] == 0 and all(counts[f"entry{fid}"]["d"] == 0 for fid in range(1, 5))
+    model = read_meta(run_dir)["knobs"]["sink_loss"]
+    assert model["class"] == "ErrorModel" and float(model["values"]["rate_"]) == 0.05
