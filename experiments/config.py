@@ -196,6 +196,12 @@ def check_scenario(scenario: dict, where: str, path: Path) -> None:
                 f"{path}: {at}: enters at core router {enter} and leaves at {leave}; "
                 f"allowed: 0 <= enter < leave <= {core_nodes - 1}"
             )
+        if ("http" in group and group["kind"] != "http") or ("app" in group and group["kind"] == "http"):
+            field = "http" if "http" in group and group["kind"] != "http" else "app"
+            raise ConfigError(
+                f"{path}: {at}.{field}: not a field of a {group['kind']} flow group; "
+                "allowed: http only with kind http, app only with the other kinds"
+            )
         start = group.get("start", 0)
         if isinstance(start, dict) and not start["uniform"][0] < start["uniform"][1]:
             raise ConfigError(f"{path}: {at}.start.uniform: {start['uniform']} is not an interval [a, b] with a < b")

@@ -21,6 +21,9 @@ from experiments.config import ConfigError, axes_of, check_scenario, describe_er
 
 PARAMS_SCHEMA = "ns2-repro/run-params/1"
 DEFAULT_APPS = {"ftp": "Application/FTP", "pareto": "Application/Traffic/Pareto", "cbr": "Application/Traffic/CBR"}
+# The HTTP object model's defaults: the PISA/PIMC thesis' values (§3.1, §4.7).
+HTTP_DEFAULTS = {"mean_bytes": 10000, "shape": 1.2, "min_bytes": 1000, "max_bytes": 2000000, "bound": "resample",
+                 "idle": 0.5}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -100,7 +103,11 @@ def resolve_flows(groups: dict, seed: int, edge_link: dict, queues: dict) -> lis
     rng = random.Random(seed)
     flows = []
     for name, group in groups.items():
-        app = group.get("app") or {"class": DEFAULT_APPS[group["kind"]]}
+        roles = {"agent": None, "sink": _ns_object(group["sink"])}
+        if group["kind"] == "http":
+            roles["http"] = {**HTTP_DEFAULTS, **group.get("http", {})}
+        else:
+            roles["app"] = _ns_object(group.get("app") or {"class": DEFAULT_APPS[group["kind"]]})
         agent = _ns_object(group["agent"])
         if "gaimd" in group:
             agent["knobs"].update(gaimd_knobs(group["gaimd"]))
@@ -116,9 +123,7 @@ def resolve_flows(groups: dict, seed: int, edge_link: dict, queues: dict) -> lis
                     "group": name,
                     "kind": group["kind"],
                     "start": start,
-                    "agent": copy.deepcopy(agent),
-                    "sink": _ns_object(group["sink"]),
-                    "app": _ns_object(app),
+                    **copy.deepcopy({**roles, "agent": agent}),
                     **copy.deepcopy(placement),
                 }
             )

@@ -50,6 +50,14 @@ when params.json names each flow's group):
   fairness_jain        Jain's index of the flows' goodputs, (sum x)^2 / (n sum x^2)
   fairness_worst       worst-case fairness, min x / max x
 Series: goodput_Bps of scope `all` per interval (system goodput in each bin).
+
+HTTP objects (objects.tsv, flow kind http), for scope `all` and each flow group; an
+object counts when its last byte was acknowledged within [warmup, duration]:
+  objects_completed     objects completed
+  objects_per_s         objects completed per second of the window
+  object_delay_s_mean   mean time from an object's start to its last acknowledgement
+  object_delay_s_median median of the same
+  objects_unfinished    objects still in progress when the run ended
 """
 
 from __future__ import annotations
@@ -293,6 +301,32 @@ def flow_groups(params: dict, fids) -> dict[int, str] | None:
     return groups if all(int(fid) in groups for fid in fids) else None
 
 
+def object_values(objects: pd.DataFrame, warmup: float, end: float) -> dict[str, float]:
+    """The object metrics of one set of http objects (see the module docstring)."""
+    done = objects[objects["end"].between(warmup, end)]
+    delay = done["end"] - done["start"]
+    return {
+        "objects_completed": float(len(done)),
+        "objects_per_s": len(done) / (end - warmup),
+        "object_delay_s_mean": delay.mean() if len(done) else math.nan,
+        "object_delay_s_median": delay.median() if len(done) else math.nan,
+        "objects_unfinished": float(objects["end"].isna().sum()),
+    }
+
+
+def object_metrics(objects: pd.DataFrame, groups: dict[int, str] | None, warmup: float, end: float) -> list[dict]:
+    """Metrics rows of the http objects: for all objects (scope all) and per flow group."""
+    scopes = [("all", objects)]
+    if groups:
+        named = objects.assign(group=objects["fid"].map(groups))
+        scopes += [(f"group:{name}", part) for name, part in named.groupby("group", sort=True)]
+    return [
+        {"scope": scope, "metric": metric, "value": float(value)}
+        for scope, part in scopes
+        for metric, value in object_values(part, warmup, end).items()
+    ]
+
+
 def _read(tables: Path, kind: str, columns: list[str] | None = None) -> pd.DataFrame | None:
     path = tables / f"{kind}.parquet"
     return pd.read_parquet(path, columns=columns) if path.is_file() else None
@@ -322,6 +356,9 @@ def run_metrics(run_dir: Path, warmup: float, interval: float = INTERVAL_S) -> t
     if flows is not None:
         tcp_rows, tcp_series = flow_metrics(flows, flow_groups(params, flows["fid"].unique()), warmup, end, interval)
         rows, series = rows + tcp_rows, series + tcp_series
+    objects = _read(tables, "objects", ["fid", "start", "end"])
+    if objects is not None:
+        rows += object_metrics(objects, flow_groups(params, objects["fid"].unique()), warmup, end)
     columns = ["scope", "metric", "t", "value"]
     frames = [frame for frame in (pd.DataFrame(series, columns=columns), queue_pkts_series(queue, end)) if len(frame)]
     series = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)

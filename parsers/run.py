@@ -17,6 +17,7 @@ from parsers.ns2_trace import DEFAULT_BLOCK_SIZE, scan_trace
 from parsers.queue_monitor import read_queue_monitor
 from parsers.run_meta import LinkTable
 from parsers.tables import write_table
+from parsers.tsv import read_tsv
 
 
 def read_params(run_dir: Path) -> dict[str, Any]:
@@ -67,7 +68,8 @@ def parse_run(
     """Write the run's parquet tables into `out_dir`; returns {kind: path} of those written.
 
     Always `queue`; `journeys`, `hops` and `flow_sums` from packets.tr (one pass), which may be absent only when
-    params.json says `monitors.packet_trace: false`; `flows` when the run has a flows.tsv. The context defaults to
+    params.json says `monitors.packet_trace: false`; `flows` when the run has a flows.tsv; `objects` when it has an
+    objects.tsv (http flows). The context defaults to
     `context_from_params(run_dir)`; keys of `context` override it.
     """
     run_dir, out_dir = Path(run_dir), Path(out_dir)
@@ -78,5 +80,7 @@ def parse_run(
     tables["queue"] = read_queue_monitor(run_dir / "queue_monitor.tsv")
     if (run_dir / "flows.tsv").is_file():
         tables["flows"] = read_flows(run_dir / "flows.tsv")
+    if (run_dir / "objects.tsv").is_file():
+        tables["objects"] = read_tsv(run_dir / "objects.tsv", "objects")
     out_dir.mkdir(parents=True, exist_ok=True)
     return {kind: write_table(table, kind, context, out_dir / f"{kind}.parquet") for kind, table in tables.items()}

@@ -64,6 +64,16 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("retransmits", pa.int64()),
         ]
     ),
+    # objects.tsv (DESIGN.md section 5.3): one row per object of an http flow; end is null if unfinished.
+    "objects": pa.schema(
+        [
+            ("fid", pa.int32()),
+            ("object", pa.int64()),
+            ("start", pa.float64()),
+            ("end", pa.float64()),
+            ("bytes", pa.int64()),
+        ]
+    ),
 }
 TRACE_KINDS = ("journeys", "hops", "flow_sums")  # the tables read from packets.tr
 KINDS = tuple(SCHEMAS)

@@ -4,16 +4,16 @@
 #
 # reads <run dir>/params.json and writes meta.json, packets.tr (unless
 # monitors.packet_trace is false), queue_monitor.tsv and, when the run has TCP
-# flows, flows.tsv into <run dir>. A bad parameter gives one line on stderr
+# flows, flows.tsv, and with http flows objects.tsv into <run dir>. A bad parameter gives one line on stderr
 # and exit status 3, before any output file exists.
 
 set lib [file join [file dirname [file normalize [info script]]] lib]
-foreach part {params queues topology traffic monitors meta} {
+foreach part {params queues topology traffic http monitors meta} {
     source [file join $lib $part.tcl]
 }
 
 namespace eval repro {
-    variable OUTPUTS {meta.json packets.tr queue_monitor.tsv flows.tsv}
+    variable OUTPUTS {meta.json packets.tr queue_monitor.tsv flows.tsv objects.tsv}
 }
 
 proc repro::main {run_dir} {
@@ -52,6 +52,11 @@ proc repro::main {run_dir} {
     if {[llength [tcp_flows]]} {
         set flows_tsv [open [file join $run_dir flows.tsv] w]
     }
+    set objects ""
+    if {[llength [http_flows]]} {
+        set objects [open [file join $run_dir objects.tsv] w]
+        start_objects $objects
+    }
     install_monitors $ns $trace
     # meta.json at time 0, after ns-2's reset: values derived there (RED's
     # thresh_queue_, cur_max_p_) are the ones in force.
@@ -60,7 +65,7 @@ proc repro::main {run_dir} {
     # The last sample halts the run at duration.
     start_samples $ns $tsv $flows_tsv $interval $duration
     $ns run
-    foreach channel [list $trace $tsv $flows_tsv] {
+    foreach channel [list $trace $tsv $flows_tsv $objects] {
         if {$channel ne ""} {
             close $channel
         }

@@ -30,8 +30,11 @@ proc repro::write_meta {file} {
         lappend sinks $fid $dst
         lappend flow_list [json::write object fid $fid kind [json::write string [dict get $flow kind]] \
                                group [json::write string [dict get $flow group]] source $src sink $dst]
-        lappend flow_knobs $fid [json::write object agent [knobs_json [dict get $flow agent]] \
-                                     sink [knobs_json [dict get $flow sink]] app [knobs_json [dict get $flow app]]]
+        set roles [list agent [knobs_json [dict get $flow agent]] sink [knobs_json [dict get $flow sink]]]
+        if {[dict get $flow app] ne ""} {
+            lappend roles app [knobs_json [dict get $flow app]]
+        }
+        lappend flow_knobs $fid [json::write object {*}$roles]
     }
     set link_list {}
     foreach link $links {

@@ -76,6 +76,12 @@ proc repro::sample {ns tsv flows_tsv interval duration i} {
     if {$next <= $duration} {
         $ns at $next [list repro::sample $ns $tsv $flows_tsv $interval $duration $i]
     } else {
-        $ns at $duration [list $ns halt]
+        $ns at $duration [list repro::end_run $ns]
     }
+}
+
+# The end of the run: objects still in progress are written, then ns-2 halts.
+proc repro::end_run {ns} {
+    finish_objects
+    $ns halt
 }

@@ -7,7 +7,10 @@ namespace eval repro {
         ftp    {agent Agent/TCP sink Agent/TCPSink app Application/FTP}
         pareto {agent Agent/UDP sink Agent app Application/Traffic/Pareto}
         cbr    {agent Agent/UDP sink Agent app Application/Traffic/CBR}
+        http   {agent Agent/TCP sink Agent/TCPSink}
     }
+    # http flows: the object model's fields (see http.tcl).
+    variable HTTP_FIELDS {mean_bytes shape min_bytes max_bytes bound idle}
     # Agent knobs that attach-agent and connect overwrite.
     variable ATTACHED {
         agent_addr_ "attach-agent sets it" agent_port_ "attach-agent sets it"
@@ -34,7 +37,7 @@ proc repro::build_flow {ns flow where duration} {
     variable flows
     variable core
     variable edge_link
-    check_fields $flow $where {fid kind start agent sink app} {group enter leave edge_link}
+    check_fields $flow $where {fid kind start agent sink} {app group enter leave edge_link http}
     set fid [need_number $flow $where fid ">= 1" 1]
     foreach other $flows {
         if {[dict get $other fid] == $fid} {
@@ -50,7 +53,27 @@ proc repro::build_flow {ns flow where duration} {
         fail $where.start "starts at $start, not before the end of the run" "0 <= start < duration ($duration)"
     }
     foreach {role base} [dict get $FLOW_KINDS $kind] {
+        if {![dict exists $flow $role]} {
+            fail $where.$role "missing required field" "a $kind flow has [join [dict keys [dict get $FLOW_KINDS $kind]] {, }]"
+        }
         set spec($role) [need_class_spec $flow $where $role $base]
+    }
+    foreach role {app http} {
+        if {[dict exists $flow $role]} {
+            set wanted [expr {$role eq "http" ? $kind eq "http" : $kind ne "http"}]
+            if {!$wanted} {
+                fail $where.$role "not a field of a $kind flow" \
+                    "http flows have http (and no app); other flows have app"
+            }
+        }
+    }
+    set http ""
+    if {$kind eq "http"} {
+        variable HTTP_FIELDS
+        if {![dict exists $flow http]} {
+            fail $where.http "missing required field" "an http flow has http: {[join $HTTP_FIELDS {, }]}"
+        }
+        set http [need_http $flow $where.http]
     }
 
     # The core routers it enters and leaves at, by default the first and last.
@@ -76,6 +99,19 @@ proc repro::build_flow {ns flow where duration} {
     set group [expr {[dict exists $flow group] ? [dict get $flow group] : ""}]
 
     lassign [add_flow_nodes $ns $fid $enter $leave $link $link_where] src dst
+    if {$kind eq "http"} {
+        # The objects' agents are made one per object (http.tcl); these unattached
+        # templates check the knobs now and show them in meta.json.
+        set agent [create $spec(agent) $where.agent]
+        apply_knobs $agent $spec(agent) $where.agent [http_reserved]
+        $agent set fid_ $fid
+        set sink [create $spec(sink) $where.sink]
+        apply_knobs $sink $spec(sink) $where.sink $ATTACHED
+        lappend flows [dict create fid $fid kind $kind start $start src $src dst $dst \
+                           agent $agent sink $sink app "" group $group \
+                           http [dict merge $http [dict create agent_spec $spec(agent) sink_spec $spec(sink)]]]
+        return
+    }
     set agent [create $spec(agent) $where.agent]
     set reserved [dict merge $ATTACHED {fid_ "it is the flow's fid" class_ "it is fid_ under another name"}]
     apply_knobs $agent $spec(agent) $where.agent $reserved
@@ -106,6 +142,10 @@ proc repro::create {spec where} {
 proc repro::start_flows {ns} {
     variable flows
     foreach flow $flows {
-        $ns at [dict get $flow start] [list [dict get $flow app] start]
+        if {[dict get $flow kind] eq "http"} {
+            $ns at [dict get $flow start] [list repro::http_object $ns $flow]
+        } else {
+            $ns at [dict get $flow start] [list [dict get $flow app] start]
+        }
     }
 }

@@ -143,3 +143,14 @@ def test_random_start_times_come_from_the_seed(minimal):
 
 def test_gaimd_alpha_is_tcp_friendly():
     assert [round(matrix.gaimd_alpha(b), 4) for b in (0.875, 0.75, 0.5, 0.25)] == [0.3125, 0.5833, 1.0, 1.25]
+
+
+def test_http_groups_resolve_with_the_thesis_defaults(minimal):
+    groups = minimal["experiments"]["tiny"]["scenario"]["flows"]
+    groups["web"] = {"kind": "http", "count": 2, "start": 0, "http": {"idle": 1.0},
+                     "agent": {"class": "Agent/TCP/Newreno"}, "sink": {"class": "Agent/TCPSink"}}  # fmt: skip
+    run = matrix.expand(minimal)[0]
+    web = [f for f in run.params["flows"] if f["group"] == "web"]
+    assert len(web) == 2 and all("app" not in f for f in web)
+    assert web[0]["http"] == {**matrix.HTTP_DEFAULTS, "idle": 1.0}
+    assert web[0]["http"]["mean_bytes"] == 10000 and web[0]["http"]["shape"] == 1.2

@@ -287,3 +287,22 @@ def test_run_metrics_without_a_packet_trace(untraced_run):
     assert len(queue) == 21 and queue["t"].min() == 0.0  # the whole run, warm-up included
     goodput = series[series["metric"] == "goodput_Bps"]
     assert goodput["t"].tolist() == [1.0] and goodput["value"].tolist() == pytest.approx([15_000])
+
+
+def test_object_metrics_count_objects_finished_in_the_window():
+    import numpy as np
+
+    from experiments.metrics import object_metrics
+
+    objects = pd.DataFrame(
+        {"fid": [1, 1, 2, 2, 2], "start": [0.0, 5.0, 1.0, 12.0, 19.0], "end": [2.0, 6.0, 11.0, 14.0, np.nan]}
+    )
+    rows = {(r["scope"], r["metric"]): r["value"] for r in object_metrics(objects, {1: "a", 2: "b"}, 3.0, 20.0)}
+    # in [3, 20]: fid 1's second (1 s), fid 2's first (10 s) and second (2 s); one unfinished
+    assert rows[("all", "objects_completed")] == 3
+    assert rows[("all", "objects_per_s")] == pytest.approx(3 / 17)
+    assert rows[("all", "object_delay_s_mean")] == pytest.approx(13 / 3)
+    assert rows[("all", "object_delay_s_median")] == 2.0
+    assert rows[("all", "objects_unfinished")] == 1
+    assert rows[("group:a", "objects_completed")] == 1 and rows[("group:b", "objects_completed")] == 2
+    assert rows[("group:b", "object_delay_s_mean")] == 6.0

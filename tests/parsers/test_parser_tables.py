@@ -31,6 +31,7 @@ HEADER = (
 QUEUE_ROWS = (
     "0.000000\tcore0\t0\t0\t0\t0\t0\t0\t0\t0\n0.100000\tcore0\t13520\t25\t749\t775960\t706\t731240\t30\t31200\n"
 )
+OBJECTS_HEADER = "fid\tobject\tstart\tend\tbytes\n"
 FLOWS_HEADER = "time\tfid\tdelivered_bytes\tcwnd\tssthresh\tretransmits\n"
 FLOWS_ROWS = "0.000000\t1\t0\t1\t20\t0\n0.000000\t2\t0\t1\t20\t0\n0.100000\t1\t3000\t3.5\t20\t1\n"
 
@@ -43,6 +44,7 @@ def run_dir(tmp_path):
     (run / "packets.tr").write_text(TRACE)
     (run / "queue_monitor.tsv").write_text(HEADER + QUEUE_ROWS)
     (run / "flows.tsv").write_text(FLOWS_HEADER + FLOWS_ROWS)
+    (run / "objects.tsv").write_text("fid\tobject\tstart\tend\tbytes\n2\t1\t0.000000\t0.250000\t5000\n")
     params = {k: CONTEXT[k] for k in ("paper", "experiment", "labels", "seed")}
     (run / "params.json").write_text(json.dumps({"schema": "ns2-repro/run-params/1", **params}))
     return run
@@ -140,7 +142,7 @@ def test_parse_run_writes_every_table_with_metadata(run_dir, tmp_path):
         assert table.column_names[7:] == SCHEMAS[kind].names
         assert set(table["run_key"].to_pylist()) <= {"abc123"}
     rows = {kind: pq.read_table(written[kind]).num_rows for kind in KINDS}
-    assert rows == {"journeys": 5, "hops": 4, "queue": 2, "flow_sums": 8, "flows": 3}
+    assert rows == {"journeys": 5, "hops": 4, "queue": 2, "flow_sums": 8, "flows": 3, "objects": 1}
 
 
 def test_cli_with_context_override(run_dir, tmp_path):
@@ -163,6 +165,7 @@ def test_empty_run_gives_empty_typed_tables(run_dir, tmp_path):
     (run_dir / "packets.tr").write_text("")
     (run_dir / "queue_monitor.tsv").write_text(HEADER)
     (run_dir / "flows.tsv").write_text(FLOWS_HEADER)
+    (run_dir / "objects.tsv").write_text(OBJECTS_HEADER)
     written = parse_run(run_dir, tmp_path / "out", CONTEXT)
     assert sorted(written) == sorted(KINDS)
     for kind, path in written.items():
@@ -170,3 +173,17 @@ def test_empty_run_gives_empty_typed_tables(run_dir, tmp_path):
         assert table.num_rows == 0
         expected = with_context(SCHEMAS[kind].empty_table(), kind, CONTEXT).schema
         assert table.schema.remove_metadata() == expected.remove_metadata()
+
+
+def test_objects_tsv_reads_unfinished_objects_as_null(tmp_path):
+    from parsers.tsv import read_tsv
+
+    path = tmp_path / "objects.tsv"
+    path.write_text("fid\tobject\tstart\tend\tbytes\n3\t1\t0.000000\t0.296272\t4695\n3\t2\t0.796272\tnan\t2398\n")
+    table = read_tsv(path, "objects")
+    assert table.schema == SCHEMAS["objects"]
+    assert table.column("end").to_pylist() == [0.296272, None]
+    assert table.column("bytes").to_pylist() == [4695, 2398]
+    path.write_text("fid\tobject\tbegin\tend\tbytes\n")
+    with pytest.raises(ValueError, match="header"):
+        read_tsv(path, "objects")

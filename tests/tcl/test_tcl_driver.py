@@ -305,11 +305,11 @@ BAD = [
         "(the 5 closest of 31)",
     ),
     (["topology", "kind"], "star", 'topology.kind: unknown topology kind "star"; known: chain, dumbbell'),
-    (["flows", 1, "kind"], "tcp", 'flows[1].kind: unknown flow kind "tcp"; known: cbr, ftp, pareto'),
+    (["flows", 1, "kind"], "tcp", 'flows[1].kind: unknown flow kind "tcp"; known: cbr, ftp, http, pareto'),
     (
         ["flows", 2, "sink"],
         DELETE,
-        "flows[2].sink: missing required field; known: required fields of flows[2]: fid, kind, start, agent, sink, app",
+        "flows[2].sink: missing required field; known: required fields of flows[2]: fid, kind, start, agent, sink",
     ),
     (
         ["seed"],
@@ -369,6 +369,11 @@ BAD = [
         "(core_nodes - 1)",
     ),
     (["monitors", "packet_trace"], "no", 'monitors.packet_trace: bad value "no"; known: true, false'),
+    (
+        ["flows", 0, "http"],
+        {},
+        "flows[0].http: not a field of a ftp flow; known: http flows have http (and no app); other flows have app",
+    ),
     (
         ["topology", "sink_loss"],
         {"class": "Queue/RED", "knobs": {}},
@@ -490,3 +495,60 @@ def test_sink_loss_drops_packets_on_the_links_into_sinks(koo_params, run_driver)
     assert counts["core0"]["d"] == 0 and all(counts[f"entry{fid}"]["d"] == 0 for fid in range(1, 5))
     model = read_meta(run_dir)["knobs"]["sink_loss"]
     assert model["class"] == "ErrorModel" and float(model["values"]["rate_"]) == 0.05
+
+
+# ---- the HTTP object model (flow kind http) ----
+
+HTTP = {"mean_bytes": 10000, "shape": 1.2, "min_bytes": 1000, "max_bytes": 2000000, "bound": "resample", "idle": 0.5}
+
+
+def http_params(koo_params, bound="resample") -> dict:
+    params = koo_params("DropTail", duration=20.0)
+    params["flows"] = params["flows"][:1]
+    for fid in (2, 3):
+        params["flows"].append({
+            "fid": fid, "kind": "http", "start": 0.1 * fid, "group": "web",
+            "agent": {"class": "Agent/TCP/Newreno", "knobs": {"packetSize_": 1000, "windowInit_": 1}},
+            "sink": {"class": "Agent/TCPSink", "knobs": {}}, "http": {**HTTP, "bound": bound},
+        })  # fmt: skip
+    return params
+
+
+def read_objects(run_dir: Path) -> list[dict]:
+    lines = (run_dir / "objects.tsv").read_text().splitlines()
+    assert lines[0] == "fid\tobject\tstart\tend\tbytes"
+    return [dict(zip(lines[0].split("\t"), line.split("\t"), strict=True)) for line in lines[1:]]
+
+
+def test_http_flows_send_one_object_per_connection_with_idle_gaps(koo_params, run_driver):
+    result, run_dir = run_driver(http_params(koo_params))
+    assert result.returncode == 0, result.stderr
+    objects = read_objects(run_dir)
+    for fid in ("2", "3"):
+        mine = [o for o in objects if o["fid"] == fid]
+        assert len(mine) > 10 and [int(o["object"]) for o in mine] == list(range(1, len(mine) + 1))
+        assert float(mine[0]["start"]) == pytest.approx(0.1 * int(fid))
+        assert all(1000 <= int(o["bytes"]) <= 2000000 for o in mine)
+        finished = [o for o in mine if o["end"] != "nan"]
+        assert len(finished) >= len(mine) - 1 and all(o["end"] != "nan" for o in mine[:-1])
+        for before, after in zip(mine, mine[1:], strict=False):  # the next object starts idle s after the last ack
+            assert float(after["start"]) == pytest.approx(float(before["end"]) + 0.5, abs=1e-6)
+        assert all(float(o["end"]) > float(o["start"]) for o in finished)
+    # every object's data reaches the client: the trace's http-flow bytes at the sink cover the objects sent
+    meta = read_meta(run_dir)
+    assert set(meta["knobs"]["flows"]["2"]) == {"agent", "sink"}, "no application: the driver sends each object"
+    assert [f["kind"] for f in meta["flows"]] == ["ftp", "http", "http"]
+    sink = str(meta["nodes"]["sinks"]["2"])
+    delivered = sum(int(f[5]) - 40 for f in read_trace(run_dir) if f[0] == "r" and f[3] == sink and f[4] == "tcp")
+    sent = sum(int(o["bytes"]) for o in read_objects(run_dir) if o["fid"] == "2" and o["end"] != "nan")
+    assert delivered >= sent - 1000 * sum(1 for o in objects if o["fid"] == "2"), "whole packets of 1000 B"
+
+
+def test_http_clip_keeps_sizes_at_the_bounds(koo_params, run_driver):
+    params = http_params(koo_params, bound="clip")
+    for flow in params["flows"][1:]:
+        flow["http"] |= {"min_bytes": 5000, "max_bytes": 6000}
+    result, run_dir = run_driver(params)
+    assert result.returncode == 0, result.stderr
+    sizes = {int(o["bytes"]) for o in read_objects(run_dir)}
+    assert sizes <= set(range(5000, 6001)) and {5000, 6000} <= sizes
