@@ -295,7 +295,7 @@ BAD = [
         ["core_queue", "class"],
         "Queue/REDD",
         'core_queue.class: unknown class "Queue/REDD" (must be a subclass of Queue); '
-        "known: Queue/RED, Queue/RED/PD, Queue/REM, Queue/dsRED, Queue/CBQ (the 5 closest of 27)",
+        "known: Queue/RED, Queue/RED/PD, Queue/REM, Queue/dsRED, Queue/CBQ (the 5 closest of 29)",
     ),
     (
         ["flows", 0, "agent", "class"],
