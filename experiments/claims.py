@@ -1,7 +1,8 @@
 """Checking a paper's claims against the measured metrics: pass, drift or fail.
 
 A claim is evaluated once for every combination of the labels of the axes it does not
-fix (e.g. once per variant), over the runs' `scope: all` values of its metric:
+fix (e.g. once per variant), over the runs' values of its metric in its `scope` (default
+`all`; e.g. `group:ftp`, `flow1`):
 
 - kind value: measured = mean over seeds (95 % confidence half-width beside it).
   pass if |measured - expected| <= the pass tolerance, drift if within the drift
@@ -19,6 +20,10 @@ fix (e.g. once per variant), over the runs' `scope: all` values of its metric:
 - kind nearest: level A's mean is nearer to level `nearest` than to every other level in
   `among`. pass if nearer by more than the 95 % intervals of the levels involved; drift
   if nearer by mean only; fail otherwise.
+- kind ratio: the relative change of `level` against `baseline` (two levels of `axis`):
+  measured = mean over seeds at level / mean over seeds at baseline - 1 (e.g. 0.22 for
+  "+22 %"), judged against `expected` with the `pass` and `drift` tolerances exactly like
+  kind value; missing when either level has no value or the baseline's mean is 0.
 
 A claim with no runs behind it is `missing`, never a pass.
 """
@@ -26,7 +31,7 @@ A claim with no runs behind it is `missing`, never a pass.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
@@ -69,6 +74,12 @@ class Verdict:
     seeds: int
     verdict: str  # pass, drift, fail, missing
     note: str = ""
+    scope: str = "all"  # the metrics scope read: all, group:<name> or flow<fid>
+
+
+def scope_of(claim: dict) -> str:
+    """The metrics scope a claim reads (default all)."""
+    return claim.get("scope", "all")
 
 
 def _free_axes(claim: dict, axes: list[str]) -> list[str]:
@@ -77,7 +88,8 @@ def _free_axes(claim: dict, axes: list[str]) -> list[str]:
 
 
 def evaluate(claim: dict, metrics: pd.DataFrame, axes: list[str]) -> list[Verdict]:
-    rows = metrics[(metrics["metric"] == claim["metric"]) & (metrics["scope"] == "all")]
+    """The claim's verdicts, one per combination of the labels of its free axes (one `missing` if no run)."""
+    rows = metrics[(metrics["metric"] == claim["metric"]) & (metrics["scope"] == scope_of(claim))]
     for axis, label in claim.get("where", {}).items():
         rows = rows[rows[axis].astype(str) == str(label)]
     free = _free_axes(claim, axes)
@@ -88,13 +100,29 @@ def evaluate(claim: dict, metrics: pd.DataFrame, axes: list[str]) -> list[Verdic
     for key, group in groups:
         key = key if isinstance(key, tuple) else (key,)
         label = ", ".join(f"{a}={v}" for a, v in zip(free, key, strict=True)) or "all runs"
-        verdicts.append(_CHECKS[claim["kind"]](claim, group, label))
+        verdicts.append(replace(_CHECKS[claim["kind"]](claim, group, label), scope=scope_of(claim)))
     return verdicts
 
 
 def _missing(claim: dict) -> Verdict:
     return Verdict(claim["id"], claim["source"], claim["experiment"], "-", claim["metric"], "", "", "", 0, "missing",
-                   "no run measured this metric")  # fmt: skip
+                   "no run measured this metric", scope_of(claim))  # fmt: skip
+
+
+def _tolerated(measured: float, claim: dict) -> str:
+    """pass, drift or fail: `measured` against the claim's expected value and its pass and drift tolerances."""
+    expected = claim["expected"]
+    return (
+        "pass"
+        if within(measured, expected, claim["pass"])
+        else "drift"
+        if within(measured, expected, claim["drift"])
+        else "fail"
+    )
+
+
+def _tolerances(claim: dict) -> str:
+    return f"pass {describe_tolerance(claim['pass'])}, drift {describe_tolerance(claim['drift'])}"
 
 
 def _value(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
@@ -102,18 +130,10 @@ def _value(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
     if values.empty:
         return _missing(claim)
     mean, half = values.mean(), ci95(values)
-    expected = claim["expected"]
-    verdict = (
-        "pass"
-        if within(mean, expected, claim["pass"])
-        else "drift"
-        if within(mean, expected, claim["drift"])
-        else "fail"
-    )
     measured = f"{mean:.4g}" + (f" ± {half:.2g}" if not math.isnan(half) else "")
-    tolerance = f"pass {describe_tolerance(claim['pass'])}, drift {describe_tolerance(claim['drift'])}"
-    return Verdict(claim["id"], claim["source"], claim["experiment"], label, claim["metric"], f"{expected:g}",
-                   measured, tolerance, len(values), verdict)  # fmt: skip
+    return Verdict(claim["id"], claim["source"], claim["experiment"], label, claim["metric"],
+                   f"{claim['expected']:g}", measured, _tolerances(claim), len(values),
+                   _tolerated(mean, claim))  # fmt: skip
 
 
 def _extreme(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
@@ -222,7 +242,29 @@ def _nearest(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
                    int(stats.loc[[want, target, *rivals], "count"].min()), verdict, "; ".join(notes))  # fmt: skip
 
 
-_CHECKS = {"value": _value, "extreme": _extreme, "compare": _compare, "bound": _bound, "nearest": _nearest}
+def _ratio(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
+    stats = _level_stats(claim, group)
+    level, baseline = str(claim["level"]), str(claim["baseline"])
+    if level not in stats.index or baseline not in stats.index:
+        return _missing(claim)
+    if stats.loc[baseline, "mean"] == 0:
+        return replace(_missing(claim), group=label, note=f"the mean at {baseline} is 0: no relative change")
+    a, b = stats.loc[level, "mean"], stats.loc[baseline, "mean"]
+    change = a / b - 1
+    measured = f"{change:+.4f} ({level} {a:.4g} / {baseline} {b:.4g})"
+    return Verdict(claim["id"], claim["source"], claim["experiment"], label, claim["metric"],
+                   f"{level} / {baseline} - 1 = {claim['expected']:+g}", measured, _tolerances(claim),
+                   int(stats.loc[[level, baseline], "count"].min()), _tolerated(change, claim))  # fmt: skip
+
+
+_CHECKS = {
+    "value": _value,
+    "extreme": _extreme,
+    "compare": _compare,
+    "bound": _bound,
+    "nearest": _nearest,
+    "ratio": _ratio,
+}
 
 
 def evaluate_all(doc: dict, metrics_by_experiment: dict[str, pd.DataFrame]) -> list[Verdict]:

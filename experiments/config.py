@@ -160,6 +160,7 @@ def _check_queue_names(doc: dict, path: Path) -> None:
     for name, exp in doc["experiments"].items():
         base = f"experiments.{name}"
         check(exp["scenario"]["core_queue"], f"{base}.scenario.core_queue")
+        check(exp["scenario"].get("core_reverse_queue"), f"{base}.scenario.core_reverse_queue")
         topology = exp["scenario"]["topology"]
         check(topology["edge_link"].get("queue"), f"{base}.scenario.topology.edge_link.queue")
         for index, link in enumerate(topology.get("core_links", [])):
@@ -167,7 +168,7 @@ def _check_queue_names(doc: dict, path: Path) -> None:
         for group_name, group in exp["scenario"]["flows"].items():
             check(group.get("edge_link", {}).get("queue"), f"{base}.scenario.flows.{group_name}.edge_link.queue")
         for axis_name, axis in axes_of(exp).items():
-            if axis.get("path") == "core_queue" or str(axis.get("path")).endswith(".queue"):
+            if axis.get("path") in ("core_queue", "core_reverse_queue") or str(axis.get("path")).endswith(".queue"):
                 levels = axis["levels"]
                 values = levels.values() if isinstance(levels, dict) else levels
                 for value in values:
@@ -191,10 +192,10 @@ def check_scenario(scenario: dict, where: str, path: Path) -> None:
     for name, group in scenario["flows"].items():
         at = f"{where}.flows.{name}"
         enter, leave = group.get("enter", 0), group.get("leave", core_nodes - 1)
-        if not 0 <= enter < leave <= core_nodes - 1:
+        if enter == leave or not 0 <= min(enter, leave) <= max(enter, leave) <= core_nodes - 1:
             raise ConfigError(
                 f"{path}: {at}: enters at core router {enter} and leaves at {leave}; "
-                f"allowed: 0 <= enter < leave <= {core_nodes - 1}"
+                f"allowed: enter != leave, both in 0..{core_nodes - 1} (enter > leave: a reverse flow)"
             )
         if ("http" in group and group["kind"] != "http") or ("app" in group and group["kind"] == "http"):
             field = "http" if "http" in group and group["kind"] != "http" else "app"
@@ -288,6 +289,8 @@ def _check_references(doc: dict, path: Path) -> None:
                     )
             if section == "claims" and "axis" in item:
                 _check_claim_levels(item, axes, exp_name, where, path)
+            if section == "claims":
+                _check_claim_scope(item, experiments[exp_name], exp_name, where, path)
     ids = [c["id"] for c in doc.get("claims", [])]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
@@ -301,7 +304,7 @@ def _check_claim_levels(claim: dict, axes: dict, exp_name: str, where: str, path
             f"{path}: {where}.axis: '{claim['axis']}' is not an axis of {exp_name}; axes: {', '.join(axes)}"
         )
     labels = level_labels(axes[claim["axis"]])
-    named = [("level", claim.get("level")), ("nearest", claim.get("nearest"))]
+    named = [("level", claim.get("level")), ("nearest", claim.get("nearest")), ("baseline", claim.get("baseline"))]
     named += [(f"{key}[{i}]", v) for key in ("than", "among") for i, v in enumerate(claim.get(key, []))]
     for key, label in named:
         if label is not None and label not in labels:
@@ -309,6 +312,20 @@ def _check_claim_levels(claim: dict, axes: dict, exp_name: str, where: str, path
                 f"{path}: {where}.{key}: '{label}' is not a level of {claim['axis']}; "
                 f"levels: {', '.join(map(str, labels))}"
             )
+    if "baseline" in claim and str(claim["baseline"]) == str(claim.get("level")):
+        raise ConfigError(
+            f"{path}: {where}.baseline: '{claim['baseline']}' is also the level; a ratio needs two levels"
+        )
+
+
+def _check_claim_scope(claim: dict, experiment: dict, exp_name: str, where: str, path: Path) -> None:
+    """A claim's `group:<name>` scope names a flow group of its experiment's scenario."""
+    group = claim.get("scope", "all").removeprefix("group:")
+    groups = experiment["scenario"]["flows"]
+    if claim.get("scope", "").startswith("group:") and group not in groups:
+        raise ConfigError(
+            f"{path}: {where}.scope: '{group}' is not a flow group of {exp_name}; groups: {', '.join(groups)}"
+        )
 
 
 # --- defaults ----------------------------------------------------------------

@@ -158,7 +158,12 @@ def resolve_params(doc: dict, exp_name: str, labels: dict, seed: int, scenario: 
         "topology": topology,
         "core_queue": resolve_queue(scenario["core_queue"], doc["queues"]),
         "flows": resolve_flows(scenario["flows"], seed, topology["edge_link"], doc["queues"]),
-        "monitors": dict(scenario["monitors"]),
+        "monitors": copy.deepcopy(scenario["monitors"]),
+        **(
+            {"core_reverse_queue": resolve_queue(scenario["core_reverse_queue"], doc["queues"])}
+            if "core_reverse_queue" in scenario
+            else {}
+        ),
     }
 
 

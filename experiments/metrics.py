@@ -1,7 +1,7 @@
 """Metrics of one run, computed from its parquet tables (docs/DESIGN.md §6).
 
 This docstring is the reference list of every metric. Everything is measured over
-[warmup, duration]. Two tidy long tables come out: `metrics` (scope, metric, value)
+[warmup, duration] unless said otherwise. Two tidy long tables come out: `metrics` (scope, metric, value)
 with one value per run, and `series` (scope, metric, t, value) per `interval` seconds
 (or per sample, where said), for time-series figures. `scope` is a link name (core0,
 core1, ...), a flow (flow1, ...), a flow group (`group:<name>`) or `all` (every flow
@@ -57,7 +57,42 @@ object counts when its last byte was acknowledged within [warmup, duration]:
   objects_per_s         objects completed per second of the window
   object_delay_s_mean   mean time from an object's start to its last acknowledgement
   object_delay_s_median median of the same
+  object_delay_s_p70 / _p90 / _p95  70th, 90th and 95th percentiles of the same
   objects_unfinished    objects still in progress when the run ended
+  objects_share_pct     groups only: the group's objects_completed / all's x 100 (nan if none)
+
+Core log (monitors.core_log: tables core_bins, core_drops and core_delays, DESIGN.md §5.4),
+at the first core link core0, over [warmup, duration) ("window seconds" = duration - warmup),
+for scope `all` and each flow group (a fid whose flow names no group counts only in `all`;
+a group appears when the table has rows of its flows). Bins are monitors.core_log.interval
+seconds long; those starting in [warmup, duration) count. From core_bins:
+  core_arrivals_per_s   packets arriving at core0's queue / window seconds
+  core_drops_per_s      packets dropped there / window seconds
+  core_drop_ratio_pct   drops / arrivals x 100 (nan without arrivals)
+  core_cwnd_hint_mean   mean cwnd hint of the arriving packets that carry one (hint > 0):
+                        sum of their hints / their number (nan if none)
+  core_utilization      bytes departed (at the link's far end) x 8 / (core link bandwidth x
+                        window seconds), a fraction (0..1); the groups' values add up to all's
+  core_drops_per_s_var  sample variance (ddof 1) of the per-bin drop rate (drops in the bin /
+                        interval) over every bin of the window, a bin without drops as 0
+  core_drops_per_s_var@<a>-<b>  the same over the bins starting in [a, b) for every aligned
+                        window of L = 100, 500 and 1000 s: a = k x L, b = a + L <= duration
+                        (integer seconds), from time 0 whatever the warm-up
+From core_drops, over the drops in [warmup, duration):
+  core_drop_qlen_mean / _p95 / _max  queue length (packets) the dropped arrivals found
+  core_drop_hint_mean / _min         cwnd hint of the dropped packets that carry one (hint > 0)
+  core_drop_hint_le<k>_pct           k = 1..10: those with hint <= k / all of them x 100
+                                     (nan when no dropped packet carried a hint)
+From core_delays (logged for the TCP data packets of the first flow of each group), over
+those that left core0's link in [warmup, duration), also per flow (flow<fid>):
+  core_delay_s_mean / _p90 / _p99    seconds from the packet's creation at its source agent to
+                                     its departure at the far end of core0's link
+Series, scope `all` and each group, one row per bin over the whole run [0, duration), warm-up
+included, 0 in bins without events (t = bin start): core_drops_per_s (drops in the bin /
+interval) and core_utilization (bytes departed x 8 / (bandwidth x interval)).
+
+Percentiles (_p<q>, _median) are pandas' Series.quantile with its default linear
+interpolation (numpy's "linear" method: between the two nearest order statistics).
 """
 
 from __future__ import annotations
@@ -70,6 +105,8 @@ import numpy as np
 import pandas as pd
 
 INTERVAL_S = 1.0
+CORE_VAR_WINDOWS_S = (100, 500, 1000)  # window lengths of core_drops_per_s_var@<a>-<b>
+HINT_LEVELS = range(1, 11)  # k of core_drop_hint_le<k>_pct
 TCP_HEADER_BYTES = 40  # ns-2's tcpip_base_hdr_size_: a TCP packet this small carries no data
 _UNITS = {"": 1.0, "k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "g": 1e9, "G": 1e9}
 
@@ -295,10 +332,28 @@ def flow_metrics(
     return rows, goodput_series(flows, warmup, end, interval)
 
 
+def named_groups(params: dict) -> dict[int, str]:
+    """fid -> group name of every flow in params.json's flows that names one."""
+    return {int(flow["fid"]): flow["group"] for flow in params.get("flows", []) if "group" in flow}
+
+
 def flow_groups(params: dict, fids) -> dict[int, str] | None:
     """fid -> group name from params.json's flows, or None when a flow of `fids` has no group (older runs)."""
-    groups = {int(flow["fid"]): flow["group"] for flow in params.get("flows", []) if "group" in flow}
+    groups = named_groups(params)
     return groups if all(int(fid) in groups for fid in fids) else None
+
+
+def group_scopes(frame: pd.DataFrame, groups: dict[int, str] | None) -> list[tuple[str, pd.DataFrame]]:
+    """("all", frame), then ("group:<name>", its rows) per group present; rows of a fid without a group only in all."""
+    scopes = [("all", frame)]
+    if groups:
+        named = frame["fid"].map(groups)
+        scopes += [(f"group:{name}", part) for name, part in frame.groupby(named, sort=True)]
+    return scopes
+
+
+def _rows(scope: str, values: dict[str, float]) -> list[dict]:
+    return [{"scope": scope, "metric": metric, "value": float(value)} for metric, value in values.items()]
 
 
 def object_values(objects: pd.DataFrame, warmup: float, end: float) -> dict[str, float]:
@@ -310,21 +365,162 @@ def object_values(objects: pd.DataFrame, warmup: float, end: float) -> dict[str,
         "objects_per_s": len(done) / (end - warmup),
         "object_delay_s_mean": delay.mean() if len(done) else math.nan,
         "object_delay_s_median": delay.median() if len(done) else math.nan,
+        **{f"object_delay_s_p{q}": delay.quantile(q / 100) if len(done) else math.nan for q in (70, 90, 95)},
         "objects_unfinished": float(objects["end"].isna().sum()),
     }
 
 
 def object_metrics(objects: pd.DataFrame, groups: dict[int, str] | None, warmup: float, end: float) -> list[dict]:
-    """Metrics rows of the http objects: for all objects (scope all) and per flow group."""
-    scopes = [("all", objects)]
-    if groups:
-        named = objects.assign(group=objects["fid"].map(groups))
-        scopes += [(f"group:{name}", part) for name, part in named.groupby("group", sort=True)]
+    """Metrics rows of the http objects: for all objects (scope all) and per flow group (with objects_share_pct)."""
+    values = {scope: object_values(part, warmup, end) for scope, part in group_scopes(objects, groups)}
+    total = values["all"]["objects_completed"]
+    for scope in values.keys() - {"all"}:
+        values[scope]["objects_share_pct"] = values[scope]["objects_completed"] / total * 100 if total else math.nan
+    return [row for scope, v in values.items() for row in _rows(scope, v)]
+
+
+# column of core_bin_counts -> (core_bins column, event) it sums
+_BIN_COUNTS = {
+    "arrivals": ("packets", "arrival"),
+    "drops": ("packets", "drop"),
+    "departed_bytes": ("bytes", "departure"),
+    "hint_sum": ("hint_sum", "arrival"),
+    "hinted": ("hinted", "arrival"),
+}
+
+
+def core_bin_counts(bins: pd.DataFrame, interval: float, n_bins: int) -> pd.DataFrame:
+    """Every bin k = 0 .. n_bins - 1 (start k x interval) of some core_bins rows, 0 where none: arrivals, drops
+    (packets), departed_bytes, and hint_sum and hinted of the arrivals."""
+    k = np.rint(bins["bin"].to_numpy(dtype=float) / interval).astype(np.int64)
+    full = pd.MultiIndex.from_product([["arrival", "departure", "drop"], range(n_bins)], names=["event", "k"])
+    sums = bins.assign(k=k).groupby(["event", "k"])[["packets", "bytes", "hint_sum", "hinted"]].sum()
+    sums = sums.reindex(full, fill_value=0)
+    columns = {name: sums.loc[event, value].to_numpy(dtype=float) for name, (value, event) in _BIN_COUNTS.items()}
+    return pd.DataFrame(columns, index=pd.RangeIndex(n_bins, name="k"))
+
+
+def _bin_starts(counts: pd.DataFrame, interval: float) -> np.ndarray:
+    return counts.index.to_numpy() * interval
+
+
+def core_bin_values(counts: pd.DataFrame, interval: float, capacity_bps: float, warmup: float, end: float) -> dict:
+    """The core_bins metrics of one scope from its core_bin_counts (see the module docstring)."""
+    t = _bin_starts(counts, interval)
+    window = counts[(t >= warmup - 1e-9) & (t < end - 1e-9)]
+    span = end - warmup
+    arrivals, drops, hinted = window["arrivals"].sum(), window["drops"].sum(), window["hinted"].sum()
+    return {
+        "core_arrivals_per_s": arrivals / span,
+        "core_drops_per_s": drops / span,
+        "core_drop_ratio_pct": drops / arrivals * 100 if arrivals else math.nan,
+        "core_cwnd_hint_mean": window["hint_sum"].sum() / hinted if hinted else math.nan,
+        "core_utilization": window["departed_bytes"].sum() * 8 / (capacity_bps * span),
+        "core_drops_per_s_var": (window["drops"] / interval).var(ddof=1),
+        **windowed_drop_variances(counts, interval, end),
+    }
+
+
+def windowed_drop_variances(counts: pd.DataFrame, interval: float, end: float) -> dict[str, float]:
+    """core_drops_per_s_var@<a>-<b> of the aligned windows [k L, (k + 1) L) in [0, end), L in CORE_VAR_WINDOWS_S."""
+    t = _bin_starts(counts, interval)
+    rate = counts["drops"] / interval
+    out = {}
+    for length in CORE_VAR_WINDOWS_S:
+        window = np.floor(t / length + 1e-9).astype(np.int64)
+        inside = window < math.floor(end / length + 1e-9)  # b = a + L <= end
+        variances = rate[inside].groupby(window[inside]).var(ddof=1)
+        out |= {f"core_drops_per_s_var@{w * length}-{(w + 1) * length}": v for w, v in variances.items()}
+    return out
+
+
+def core_bin_series(scope: str, counts: pd.DataFrame, interval: float, capacity_bps: float) -> pd.DataFrame:
+    """Series core_drops_per_s and core_utilization of one scope, one row per bin (t = bin start)."""
+    t = _bin_starts(counts, interval).astype(float)
+    per_bin = {
+        "core_drops_per_s": counts["drops"].to_numpy() / interval,
+        "core_utilization": counts["departed_bytes"].to_numpy() * 8 / (capacity_bps * interval),
+    }
+    return pd.concat(
+        [pd.DataFrame({"scope": scope, "metric": metric, "t": t, "value": v}) for metric, v in per_bin.items()],
+        ignore_index=True,
+    )
+
+
+def core_bin_metrics(
+    bins: pd.DataFrame, groups: dict[int, str] | None, interval: float, capacity_bps: float, warmup: float, end: float
+) -> tuple[list[dict], list[pd.DataFrame]]:
+    """(metrics rows, series frames) of core_bins for scope all and per flow group."""
+    n_bins = math.ceil(end / interval - 1e-9)
+    rows, series = [], []
+    for scope, part in group_scopes(bins, groups):
+        counts = core_bin_counts(part, interval, n_bins)
+        rows += _rows(scope, core_bin_values(counts, interval, capacity_bps, warmup, end))
+        series.append(core_bin_series(scope, counts, interval, capacity_bps))
+    return rows, series
+
+
+def core_drop_values(drops: pd.DataFrame) -> dict[str, float]:
+    """Queue length and cwnd-hint statistics of some dropped packets (see the module docstring)."""
+    qlen = drops["qlen"].astype(float)
+    hints = drops.loc[drops["hint"] > 0, "hint"]
+    shares = {f"core_drop_hint_le{k}_pct": (hints <= k).mean() * 100 if len(hints) else math.nan for k in HINT_LEVELS}
+    return {
+        "core_drop_qlen_mean": qlen.mean(),
+        "core_drop_qlen_p95": qlen.quantile(0.95),
+        "core_drop_qlen_max": qlen.max(),
+        "core_drop_hint_mean": hints.mean(),
+        "core_drop_hint_min": hints.min(),
+        **shares,
+    }
+
+
+def core_delay_values(delays: pd.DataFrame) -> dict[str, float]:
+    """Mean, 90th and 99th percentile of some packets' delays (s)."""
+    delay = delays["delay"]
+    return {
+        "core_delay_s_mean": delay.mean(),
+        "core_delay_s_p90": delay.quantile(0.9),
+        "core_delay_s_p99": delay.quantile(0.99),
+    }
+
+
+def _in_window(frame: pd.DataFrame, warmup: float, end: float) -> pd.DataFrame:
+    return frame[(frame["time"] >= warmup) & (frame["time"] < end)]
+
+
+def core_drop_metrics(drops: pd.DataFrame, groups: dict[int, str] | None, warmup: float, end: float) -> list[dict]:
+    """Metrics rows of core_drops for scope all and per flow group."""
     return [
-        {"scope": scope, "metric": metric, "value": float(value)}
-        for scope, part in scopes
-        for metric, value in object_values(part, warmup, end).items()
+        row
+        for scope, part in group_scopes(drops, groups)
+        for row in _rows(scope, core_drop_values(_in_window(part, warmup, end)))
     ]
+
+
+def core_delay_metrics(delays: pd.DataFrame, groups: dict[int, str] | None, warmup: float, end: float) -> list[dict]:
+    """Metrics rows of core_delays for scope all, per flow group and per flow."""
+    scopes = group_scopes(delays, groups) + [(f"flow{fid}", part) for fid, part in delays.groupby("fid", sort=True)]
+    return [row for scope, part in scopes for row in _rows(scope, core_delay_values(_in_window(part, warmup, end)))]
+
+
+def core_log_metrics(
+    tables: Path, params: dict, capacity_bps: float, warmup: float, end: float
+) -> tuple[list[dict], list[pd.DataFrame]]:
+    """(metrics rows, series frames) of whichever core_log tables the run has (none without monitors.core_log)."""
+    groups = named_groups(params)  # a fid whose flow names no group counts only in `all`
+    rows, series = [], []
+    bins = _read(tables, "core_bins", ["bin", "event", "fid", "packets", "bytes", "hint_sum", "hinted"])
+    if bins is not None:
+        interval = float(params["monitors"]["core_log"]["interval"])
+        rows, series = core_bin_metrics(bins, groups, interval, capacity_bps, warmup, end)
+    drops = _read(tables, "core_drops", ["time", "fid", "hint", "qlen"])
+    if drops is not None:
+        rows += core_drop_metrics(drops, groups, warmup, end)
+    delays = _read(tables, "core_delays", ["time", "fid", "delay"])
+    if delays is not None:
+        rows += core_delay_metrics(delays, groups, warmup, end)
+    return rows, series
 
 
 def _read(tables: Path, kind: str, columns: list[str] | None = None) -> pd.DataFrame | None:
@@ -335,7 +531,8 @@ def _read(tables: Path, kind: str, columns: list[str] | None = None) -> pd.DataF
 def run_metrics(run_dir: Path, warmup: float, interval: float = INTERVAL_S) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The (metrics, series) tables of one run directory, without context columns.
 
-    hops and journeys (from the packet trace) and flows (from flows.tsv) are used when the run has them.
+    hops and journeys (from the packet trace), flows (from flows.tsv), objects and the core_log tables are used
+    when the run has them.
     """
     params = json.loads((run_dir / "params.json").read_text())
     tables, end = run_dir / "tables", float(params["duration"])
@@ -359,7 +556,10 @@ def run_metrics(run_dir: Path, warmup: float, interval: float = INTERVAL_S) -> t
     objects = _read(tables, "objects", ["fid", "start", "end"])
     if objects is not None:
         rows += object_metrics(objects, flow_groups(params, objects["fid"].unique()), warmup, end)
+    core_rows, core_series = core_log_metrics(tables, params, capacity, warmup, end)
+    rows += core_rows
     columns = ["scope", "metric", "t", "value"]
-    frames = [frame for frame in (pd.DataFrame(series, columns=columns), queue_pkts_series(queue, end)) if len(frame)]
+    frames = [pd.DataFrame(series, columns=columns), queue_pkts_series(queue, end), *core_series]
+    frames = [frame for frame in frames if len(frame)]
     series = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
     return pd.DataFrame(rows, columns=["scope", "metric", "value"]), series

@@ -21,6 +21,11 @@ def _cell(text) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def metric_cell(verdict: claims_mod.Verdict) -> str:
+    """The metric, with the scope beside it unless it is `all`: `core_drops_per_s [group:http]`."""
+    return verdict.metric if verdict.scope == "all" else f"{verdict.metric} [{verdict.scope}]"
+
+
 def verdict_table(verdicts: list[claims_mod.Verdict], notes: dict[str, str]) -> list[str]:
     lines = [
         "| claim | source | runs | metric | expected | measured (mean ± 95 % CI) | tolerance | seeds | verdict "
@@ -29,8 +34,8 @@ def verdict_table(verdicts: list[claims_mod.Verdict], notes: dict[str, str]) -> 
     ]
     for v in verdicts:
         note = "; ".join(n for n in (v.note, notes.get(v.claim, "")) if n)
-        cells = [v.claim, v.source, f"{v.experiment}: {v.group}", v.metric, v.expected, v.measured, v.tolerance,
-                 v.seeds, f"**{v.verdict}**", note]  # fmt: skip
+        cells = [v.claim, v.source, f"{v.experiment}: {v.group}", metric_cell(v), v.expected, v.measured,
+                 v.tolerance, v.seeds, f"**{v.verdict}**", note]  # fmt: skip
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     return lines
 

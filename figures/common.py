@@ -64,6 +64,7 @@ class ExperimentData:
     axes: list[str] = field(default_factory=list)  # matrix axis names, in matrix order
     levels: dict[str, list] = field(default_factory=dict)  # axis -> level labels, in file order
     params: dict = field(default_factory=dict)  # one run's params.json: the experiment's scenario
+    directory: Path | None = None  # the experiment's results directory (runs.parquet, metrics.parquet, ...)
 
     @classmethod
     def load(cls, directory: str | Path, axes: list[str] | None = None, levels: dict | None = None) -> ExperimentData:
@@ -78,7 +79,22 @@ class ExperimentData:
         if runs.exists():
             first = pd.read_parquet(runs, columns=["directory"])["directory"].iloc[0]
             params = json.loads((Path(first) / "params.json").read_text())
-        return cls(metrics, series, axes or infer_axes(metrics), dict(levels or {}), params)
+        return cls(metrics, series, axes or infer_axes(metrics), dict(levels or {}), params, directory)
+
+    def run_table(self, kind: str, columns: Sequence[str]) -> pd.DataFrame:
+        """One parquet table kind (parsers/tables.py) of every run, concatenated: the context columns
+        (axes, seed), the requested columns and `group`, the flow group of the row's fid in that run's
+        params.json. For distributions pooled over runs (CDFs), which the per-run metrics cannot give."""
+        runs = pd.read_parquet(self.directory / "runs.parquet", columns=["directory"])
+        parts = []
+        for directory in runs["directory"]:
+            path = Path(directory) / "tables" / f"{kind}.parquet"
+            table = pd.read_parquet(path, columns=[*self.axes, "seed", *columns])
+            flows = json.loads((Path(directory) / "params.json").read_text())["flows"]
+            parts.append(table.assign(group=table["fid"].map({f["fid"]: f["group"] for f in flows})))
+        if not parts:
+            raise ValueError(f"{self.directory}: no runs")
+        return pd.concat(parts, ignore_index=True)
 
 
 def infer_axes(table: pd.DataFrame) -> list[str]:

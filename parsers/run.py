@@ -16,7 +16,7 @@ from parsers.link_events import LinkEventCollector, LinkEvents
 from parsers.ns2_trace import DEFAULT_BLOCK_SIZE, scan_trace
 from parsers.queue_monitor import read_queue_monitor
 from parsers.run_meta import LinkTable
-from parsers.tables import write_table
+from parsers.tables import TSV_KINDS, write_table
 from parsers.tsv import read_tsv
 
 
@@ -69,8 +69,8 @@ def parse_run(
 
     Always `queue`; `journeys`, `hops` and `flow_sums` from packets.tr (one pass), which may be absent only when
     params.json says `monitors.packet_trace: false`; `flows` when the run has a flows.tsv; `objects` when it has an
-    objects.tsv (http flows). The context defaults to
-    `context_from_params(run_dir)`; keys of `context` override it.
+    objects.tsv (http flows); `core_bins`, `core_drops` and `core_delays` when it has those files (monitors.core_log,
+    DESIGN.md section 5.4). The context defaults to `context_from_params(run_dir)`; keys of `context` override it.
     """
     run_dir, out_dir = Path(run_dir), Path(out_dir)
     context = {**context_from_params(run_dir), **(context or {})}
@@ -80,7 +80,8 @@ def parse_run(
     tables["queue"] = read_queue_monitor(run_dir / "queue_monitor.tsv")
     if (run_dir / "flows.tsv").is_file():
         tables["flows"] = read_flows(run_dir / "flows.tsv")
-    if (run_dir / "objects.tsv").is_file():
-        tables["objects"] = read_tsv(run_dir / "objects.tsv", "objects")
+    for kind in TSV_KINDS:
+        if (run_dir / f"{kind}.tsv").is_file():
+            tables[kind] = read_tsv(run_dir / f"{kind}.tsv", kind)
     out_dir.mkdir(parents=True, exist_ok=True)
     return {kind: write_table(table, kind, context, out_dir / f"{kind}.parquet") for kind, table in tables.items()}

@@ -74,8 +74,42 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("bytes", pa.int64()),
         ]
     ),
+    # The core_log files (DESIGN.md section 5.4), from monitors.core_log on the first core link.
+    # core_bins.tsv: per-fid packets, bytes and cwnd hints per bin and event (arrival, departure, drop).
+    "core_bins": pa.schema(
+        [
+            ("bin", pa.float64()),
+            ("event", pa.string()),
+            ("fid", pa.int32()),
+            ("packets", pa.int64()),
+            ("bytes", pa.int64()),
+            ("hint_sum", pa.float64()),
+            ("hinted", pa.int64()),
+        ]
+    ),
+    # core_drops.tsv: one row per packet dropped there, with its cwnd hint and the queue length it found.
+    "core_drops": pa.schema(
+        [
+            ("time", pa.float64()),
+            ("fid", pa.int32()),
+            ("seqno", pa.int64()),
+            ("size", pa.int32()),
+            ("hint", pa.float64()),
+            ("qlen", pa.int64()),
+        ]
+    ),
+    # core_delays.tsv: per packet of the first flow of each group leaving the link, its delay since creation.
+    "core_delays": pa.schema(
+        [
+            ("time", pa.float64()),
+            ("fid", pa.int32()),
+            ("seqno", pa.int64()),
+            ("delay", pa.float64()),
+        ]
+    ),
 }
 TRACE_KINDS = ("journeys", "hops", "flow_sums")  # the tables read from packets.tr
+TSV_KINDS = ("objects", "core_bins", "core_drops", "core_delays")  # read from <kind>.tsv when the run has one
 KINDS = tuple(SCHEMAS)
 REQUIRED_CONTEXT = ("paper", "experiment", "seed", "run_key")
 

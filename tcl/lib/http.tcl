@@ -1,8 +1,19 @@
 # The HTTP object model (PISA/PIMC thesis §2.4, §3.1, §4.7), flow kind `http`: each
 # flow is a server/client pair that sends one web object per connection, over and
-# over: a fresh one-way TCP agent and sink per object (so every object starts with a
-# new connection's window), an object size drawn from a Pareto II distribution and
-# bounded, then an idle gap after the object is acknowledged before the next one.
+# over: a new incarnation of a one-way TCP connection per object (so every object
+# starts with a new connection's window, RTT estimate and initial timeout), an
+# object size drawn from a Pareto II distribution and bounded, then an idle gap
+# after the object is acknowledged before the next one.
+#
+# The connection: each flow has one agent and sink, made from the group's
+# templates at its first object and `reset` before every later one. ns-2's
+# reset is its model of a new connection: TcpAgent::reset() restores the
+# initial window, ssthresh, sequence numbers and RTT state (rtt_init: the 3 s
+# initial timeout) and TcpSink::reset() its receive state, and both ends then
+# discard packets of the previous incarnation (tcp.cc, tcp-sink.cc:
+# lastreset_). A new agent pair per object behaves the same but costs ~2.6 ms
+# of OTcl object set-up each (against 4 us for resetting both ends), ~94 % of a
+# run's CPU time with 100 flows (bench/http_connections.py, docs/PERFORMANCE.md).
 #
 # objects.tsv gets one line per object: fid, object number, start (when the object
 # was handed to TCP), end (when its last byte was acknowledged; nan if the run ended
@@ -11,6 +22,7 @@
 namespace eval repro {
     variable objects_tsv ""   ;# channel of objects.tsv, "" when the run has no http flows
     variable http_open {}     ;# fid -> {object start bytes} of the object in progress
+    variable http_pair {}     ;# fid -> {agent sink} of the flow's connection
     variable OBJECT_COLUMNS {fid object start end bytes}
 }
 
@@ -57,13 +69,31 @@ proc repro::http_size {http} {
     }
 }
 
-# Starts the next object of an http flow on a new connection.
+# Starts the next object of an http flow on a new connection (incarnation).
 proc repro::http_object {ns flow} {
     variable http_open
+    variable http_pair
     set fid [dict get $flow fid]
     set http [dict get $flow http]
     set number [expr {[dict exists $http_open $fid] ? [lindex [dict get $http_open $fid] 0] + 1 : 1}]
     set bytes [http_size $http]
+    if {[dict exists $http_pair $fid]} {
+        lassign [dict get $http_pair $fid] tcp sink
+        $tcp reset
+        $sink reset
+    } else {
+        lassign [http_connection $ns $flow] tcp sink
+        dict set http_pair $fid [list $tcp $sink]
+    }
+    dict set http_open $fid [list $number [$ns now] $bytes]
+    $tcp send $bytes
+}
+
+# The agent and sink of an http flow, attached and connected; the agent's
+# `done` (called when its data is all acknowledged) ends the object.
+proc repro::http_connection {ns flow} {
+    set fid [dict get $flow fid]
+    set http [dict get $flow http]
     set tcp [create [dict get $http agent_spec] flows.$fid.agent]
     apply_knobs $tcp [dict get $http agent_spec] flows.$fid.agent [http_reserved]
     $tcp set fid_ $fid
@@ -72,27 +102,18 @@ proc repro::http_object {ns flow} {
     $ns attach-agent [dict get $flow src] $tcp
     $ns attach-agent [dict get $flow dst] $sink
     $ns connect $tcp $sink
-    set start [$ns now]
-    dict set http_open $fid [list $number $start $bytes]
-    $tcp proc done {} [list repro::http_done $ns $flow $tcp $sink]
-    $tcp send $bytes
+    $tcp proc done {} [list repro::http_done $ns $flow]
+    return [list $tcp $sink]
 }
 
 # Called by ns-2 (TcpAgent::finish) when the object's last byte is acknowledged.
-proc repro::http_done {ns flow tcp sink} {
+proc repro::http_done {ns flow} {
     variable http_open
     set fid [dict get $flow fid]
     lassign [dict get $http_open $fid] number start bytes
     write_object $fid $number $start [format %.6f [$ns now]] $bytes
     dict set http_open $fid [list $number "" ""]
-    # Detach after the current event: this runs inside the agent's own receive.
-    $ns at [$ns now] [list repro::http_close $ns $flow $tcp $sink]
     $ns at [expr {[$ns now] + [dict get $flow http idle]}] [list repro::http_object $ns $flow]
-}
-
-proc repro::http_close {ns flow tcp sink} {
-    $ns detach-agent [dict get $flow src] $tcp
-    $ns detach-agent [dict get $flow dst] $sink
 }
 
 proc repro::write_object {fid number start end bytes} {

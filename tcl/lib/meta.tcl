@@ -9,6 +9,7 @@ proc repro::write_meta {file} {
     variable flows
     variable core_queue
     variable core_queues
+    variable core_reverse_queues
     variable edge_queue
     variable sink_loss_model
     json::write indented 1
@@ -52,6 +53,10 @@ proc repro::write_meta {file} {
     foreach q $core_queues {
         lappend queue_list [knobs_json $q]
     }
+    set reverse_list {}
+    foreach q $core_reverse_queues {
+        lappend reverse_list [knobs_json $q]
+    }
     set extra {}
     if {[info exists sink_loss_model]} {
         lappend extra sink_loss [knobs_json $sink_loss_model]
@@ -67,6 +72,7 @@ proc repro::write_meta {file} {
         knobs [json::write object \
             core_queue [knobs_json $core_queue] \
             core_queues [json::write array {*}$queue_list] \
+            core_reverse_queues [json::write array {*}$reverse_list] \
             edge_queue [knobs_json $edge_queue] \
             {*}$extra \
             flows [json::write object {*}$flow_knobs]]]

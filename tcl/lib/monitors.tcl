@@ -1,11 +1,14 @@
 # Outputs of the simulation: packets.tr (DESIGN.md §4) through trace-queue on
 # every recorded link (unless monitors.packet_trace is false), queue_monitor.tsv
-# (§5) sampled from a QueueMonitor on every core link, and flows.tsv: each TCP
-# flow's sender state at the same ticks.
+# (§5) sampled from a QueueMonitor on every core link, flows.tsv: each TCP
+# flow's sender state at the same ticks, and with monitors.core_log the files
+# of §5.4 from three HintMonitors (ns2-patches/0007) on the first core link.
 
 namespace eval repro {
     variable monitors {}   ;# {link name, QueueMonitor} pairs, core0 first
     variable FLOW_COLUMNS {time fid delivered_bytes cwnd ssthresh retransmits}
+    variable core_log {}   ;# event -> HintMonitor on core0 (arrival, departure, drop)
+    variable core_log_files {}   ;# name -> channel of the core_log files
 }
 
 # trace: the channel of packets.tr, or "" for no packet trace.
@@ -80,8 +83,66 @@ proc repro::sample {ns tsv flows_tsv interval duration i} {
     }
 }
 
-# The end of the run: objects still in progress are written, then ns-2 halts.
+# core_log (DESIGN.md §5.4): HintMonitors on the first core link counting the
+# packets of each flow per `interval` seconds as they arrive at its queue
+# (after the link's head), leave the link at its far end (after its delay
+# element) and are dropped (in its drop chain, after drophead_); drops and,
+# for the first flow of each flow group, departures are also logged per packet.
+proc repro::install_core_log {ns run_dir interval} {
+    variable core
+    variable core_log
+    variable core_log_files
+    set link [$ns link [lindex $core 0] [lindex $core 1]]
+    foreach name {core_bins core_drops core_delays} {
+        dict set core_log_files $name [open [file join $run_dir $name.tsv] w]
+    }
+    foreach event {arrival departure drop} {
+        set m [new HintMonitor]
+        $m set interval_ $interval
+        dict set core_log $event $m
+    }
+    puts [dict get $core_log_files core_bins] [join {bin event fid packets bytes hint_sum hinted} "\t"]
+    puts [dict get $core_log_files core_drops] [join {time fid seqno size hint qlen} "\t"]
+    puts [dict get $core_log_files core_delays] [join {time fid seqno delay} "\t"]
+
+    $link add-to-head [dict get $core_log arrival]
+    set departures [dict get $core_log departure]
+    set delay [$link link]
+    $departures target [$delay target]
+    $delay target $departures
+    $departures log-delays [dict get $core_log_files core_delays] [first_flow_of_each_group]
+    set drops [dict get $core_log drop]
+    set drophead [$link set drophead_]
+    $drops target [$drophead target]
+    $drophead target $drops
+    $drops queue [$link queue]
+    $drops log-drops [dict get $core_log_files core_drops]
+}
+
+proc repro::first_flow_of_each_group {} {
+    variable flows
+    set first {}
+    foreach flow $flows {
+        if {![dict exists $first [dict get $flow group]]} {
+            dict set first [dict get $flow group] [dict get $flow fid]
+        }
+    }
+    return [dict values $first]
+}
+
+proc repro::core_log_channels {} {
+    variable core_log_files
+    return [dict values $core_log_files]
+}
+
+# The end of the run: objects still in progress are written, the core_log's
+# bins dumped, then ns-2 halts.
 proc repro::end_run {ns} {
+    variable core_log
+    variable core_log_files
     finish_objects
+    dict for {event monitor} $core_log {
+        $monitor dump [dict get $core_log_files core_bins] $event
+    }
     $ns halt
 }

@@ -8,6 +8,7 @@ namespace eval repro {
     variable edge_link {}    ;# params of the edge links
     variable core_queue ""   ;# queue of core0, reported in meta.json
     variable core_queues {}  ;# queue of each core link, core0 first, reported in meta.json
+    variable core_reverse_queues {}  ;# queue of each core link's reverse direction, likewise
     variable edge_queue ""   ;# queue of the first entry link, reported in meta.json
     variable sink_loss ""    ;# error model spec for the links into sinks ("" for none)
 }
@@ -17,6 +18,7 @@ proc repro::build_core {ns params} {
     variable edge_link
     variable core_queue
     variable core_queues
+    variable core_reverse_queues
     variable sink_loss
     set topo [need_object $params "" topology {kind core_nodes core_link edge_link} {core_links sink_loss}]
     set kind [dict get $topo kind]
@@ -32,6 +34,12 @@ proc repro::build_core {ns params} {
     need_quantity $default_link topology.core_link delay time
     set edge_link [need_edge_link $topo topology edge_link]
     set spec [need_class_spec $params "" core_queue Queue 1]
+    # core_reverse_queue: the queue of every core link's reverse direction
+    # (router i+1 -> i), by default the forward one's.
+    set reverse ""
+    if {[dict exists $params core_reverse_queue]} {
+        set reverse [need_class_spec $params "" core_reverse_queue Queue 1]
+    }
     # core_links: one entry per core link, each overriding core_link's fields
     # and core_queue (its `queue`).
     set per_link {}
@@ -68,8 +76,9 @@ proc repro::build_core {ns params} {
         set delay [need_quantity $link $where delay time]
         set a [lindex $core $j]
         set b [lindex $core $j+1]
-        set q [queue_link $ns $a $b $bandwidth $delay $queue $where]
+        set q [queue_link $ns $a $b $bandwidth $delay $queue $where $reverse core_reverse_queue]
         lappend core_queues $q
+        lappend core_reverse_queues [[$ns link $b $a] queue]
         if {$j == 0} {
             set core_queue $q
         }

@@ -86,9 +86,10 @@ proc repro::build_flow {ns flow where duration} {
     if {[dict exists $flow leave]} {
         set leave [need_number $flow $where leave ">= 0" 1]
     }
-    if {$enter >= $leave || $leave > $last} {
+    # enter > leave: a reverse flow, e.g. cross traffic against the data.
+    if {$enter == $leave || max($enter, $leave) > $last} {
         fail $where "enters at core router $enter and leaves at $leave" \
-            "0 <= enter < leave <= $last (the core routers are 0..$last)"
+            "enter != leave, both in 0..$last (the core routers; enter > leave for a reverse flow)"
     }
     set link $edge_link
     set link_where topology.edge_link

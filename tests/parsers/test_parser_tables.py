@@ -34,6 +34,12 @@ QUEUE_ROWS = (
 OBJECTS_HEADER = "fid\tobject\tstart\tend\tbytes\n"
 FLOWS_HEADER = "time\tfid\tdelivered_bytes\tcwnd\tssthresh\tretransmits\n"
 FLOWS_ROWS = "0.000000\t1\t0\t1\t20\t0\n0.000000\t2\t0\t1\t20\t0\n0.100000\t1\t3000\t3.5\t20\t1\n"
+# The core_log files (DESIGN.md section 5.4): header line, rows.
+CORE_LOG = {
+    "core_bins": ("bin\tevent\tfid\tpackets\tbytes\thint_sum\thinted\n", "0\tarrival\t1\t3\t3120\t6.5\t3\n"),
+    "core_drops": ("time\tfid\tseqno\tsize\thint\tqlen\n", "0.050000000\t1\t7\t1040\t2.5\t20\n"),
+    "core_delays": ("time\tfid\tseqno\tdelay\n", "0.060000000\t1\t2\t0.031000000\n"),
+}
 
 
 @pytest.fixture
@@ -45,6 +51,8 @@ def run_dir(tmp_path):
     (run / "queue_monitor.tsv").write_text(HEADER + QUEUE_ROWS)
     (run / "flows.tsv").write_text(FLOWS_HEADER + FLOWS_ROWS)
     (run / "objects.tsv").write_text("fid\tobject\tstart\tend\tbytes\n2\t1\t0.000000\t0.250000\t5000\n")
+    for kind, (header, rows) in CORE_LOG.items():
+        (run / f"{kind}.tsv").write_text(header + rows)
     params = {k: CONTEXT[k] for k in ("paper", "experiment", "labels", "seed")}
     (run / "params.json").write_text(json.dumps({"schema": "ns2-repro/run-params/1", **params}))
     return run
@@ -142,7 +150,9 @@ def test_parse_run_writes_every_table_with_metadata(run_dir, tmp_path):
         assert table.column_names[7:] == SCHEMAS[kind].names
         assert set(table["run_key"].to_pylist()) <= {"abc123"}
     rows = {kind: pq.read_table(written[kind]).num_rows for kind in KINDS}
-    assert rows == {"journeys": 5, "hops": 4, "queue": 2, "flow_sums": 8, "flows": 3, "objects": 1}
+    assert rows == {"journeys": 5, "hops": 4, "queue": 2, "flow_sums": 8, "flows": 3, "objects": 1} | {
+        kind: 1 for kind in CORE_LOG
+    }
 
 
 def test_cli_with_context_override(run_dir, tmp_path):
@@ -166,6 +176,8 @@ def test_empty_run_gives_empty_typed_tables(run_dir, tmp_path):
     (run_dir / "queue_monitor.tsv").write_text(HEADER)
     (run_dir / "flows.tsv").write_text(FLOWS_HEADER)
     (run_dir / "objects.tsv").write_text(OBJECTS_HEADER)
+    for kind, (header, _) in CORE_LOG.items():
+        (run_dir / f"{kind}.tsv").write_text(header)
     written = parse_run(run_dir, tmp_path / "out", CONTEXT)
     assert sorted(written) == sorted(KINDS)
     for kind, path in written.items():

@@ -320,7 +320,7 @@ BAD = [
     (
         ["monitors", "queue_sample_intervall"],
         0.1,
-        "monitors.queue_sample_intervall: unknown field; known: packet_trace, queue_sample_interval",
+        "monitors.queue_sample_intervall: unknown field; known: core_log, packet_trace, queue_sample_interval",
     ),
     (
         ["flows", 0, "agent", "knobs", "window_"],
@@ -360,7 +360,8 @@ BAD = [
     (
         ["flows", 0, "enter"],
         1,
-        "flows[0]: enters at core router 1 and leaves at 1; known: 0 <= enter < leave <= 1 (the core routers are 0..1)",
+        "flows[0]: enters at core router 1 and leaves at 1; known: enter != leave, both in 0..1 "
+        "(the core routers; enter > leave for a reverse flow)",
     ),
     (
         ["topology", "core_links"],
