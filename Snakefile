@@ -2,9 +2,10 @@
 #
 #   snakemake reproduce-all                      (profiles/default is picked up by itself)
 #   snakemake reproduce-all --profile profiles/smoke
+#   snakemake sensitivity-all                    (every claim under each alternative reading)
 #
-# `reproduce-all` is a file: rule names cannot hold a hyphen, so the target is a stamp
-# listing every regenerated artifact with its sha256.
+# `reproduce-all` and `sensitivity-all` are files: rule names cannot hold a hyphen, so each
+# target is a stamp listing every artifact it regenerated with its sha256.
 
 from glob import glob
 from pathlib import Path
@@ -29,5 +30,17 @@ rule reproduce_all:
         "reproduce-all",
     log:
         "logs/reproduce_all.log",
+    run:
+        write_stamp(input, output[0])
+
+
+rule sensitivity_all:
+    input:
+        rules.write_report.output,
+        rules.write_sensitivity.output,
+    output:
+        "sensitivity-all",
+    log:
+        "logs/sensitivity_all.log",
     run:
         write_stamp(input, output[0])

@@ -26,6 +26,21 @@ fix (e.g. once per variant), over the runs' values of its metric in its `scope` 
   kind value; missing when either level has no value or the baseline's mean is 0.
 
 A claim with no runs behind it is `missing`, never a pass.
+
+Values that are missing (NaN: a run that did not measure the metric) are dropped
+before anything is computed: a level's n counts its measured values only. A level
+with fewer than two measured values has no 95 % interval, and one rule holds for every
+kind: where a verdict needs intervals apart (extreme, compare, nearest), an interval
+that cannot be formed is never "apart", so such a level caps the verdict at drift; the
+tolerance kinds (value, bound, ratio) judge the mean and show n beside it.
+
+One verdict per claim (`judge`): the claim's cells (one per combination of the labels
+of the axes it leaves free) combine by its `combine` rule: `all` (default; the worst
+cell: any fail is a fail, else any missing is missing, else any drift is drift), `any`
+(the best cell), `each` (explicitly one claim per cell), `min:<axis>` / `max:<axis>`
+(kinds value and bound: the level of <axis> with the lowest / highest mean is judged;
+other free axes as `all`). Axes that are readings of an open choice (a choice with
+`axis` and `baseline`) are not free: claims are judged at the baseline level.
 """
 
 from __future__ import annotations
@@ -43,10 +58,15 @@ _T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
          2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]  # fmt: skip
 
 
+MIN_VALUES_FOR_INTERVAL = 2
+
+
 def ci95(values: pd.Series) -> float:
-    """Half-width of the 95 % confidence interval of the mean (nan for one value)."""
+    """Half-width of the 95 % confidence interval of the mean of the measured (non-NaN) values; nan for fewer
+    than two."""
+    values = values.dropna()
     n = len(values)
-    if n < 2:
+    if n < MIN_VALUES_FOR_INTERVAL:
         return math.nan
     t = _T975[n - 2] if n - 1 <= len(_T975) else 1.96
     return t * values.std(ddof=1) / math.sqrt(n)
@@ -82,29 +102,91 @@ def scope_of(claim: dict) -> str:
     return claim.get("scope", "all")
 
 
-def _free_axes(claim: dict, axes: list[str]) -> list[str]:
-    fixed = set(claim.get("where", {})) | ({claim["axis"]} if "axis" in claim else set())
-    return [a for a in axes if a not in fixed]
+def _free_axes(claim: dict, axes: list[str], fixed: dict | None = None) -> list[str]:
+    taken = set(claim.get("where", {})) | ({claim["axis"]} if "axis" in claim else set()) | set(fixed or {})
+    return [a for a in axes if a not in taken]
 
 
-def evaluate(claim: dict, metrics: pd.DataFrame, axes: list[str]) -> list[Verdict]:
-    """The claim's verdicts, one per combination of the labels of its free axes (one `missing` if no run)."""
+def claim_rows(claim: dict, metrics: pd.DataFrame, fixed: dict | None = None) -> pd.DataFrame:
+    """The metric rows a claim reads: its metric and scope, its `where` labels and the `fixed` reading levels
+    (a `where` label wins over a reading level of the same axis)."""
     rows = metrics[(metrics["metric"] == claim["metric"]) & (metrics["scope"] == scope_of(claim))]
-    for axis, label in claim.get("where", {}).items():
-        rows = rows[rows[axis].astype(str) == str(label)]
-    free = _free_axes(claim, axes)
+    for axis, label in {**(fixed or {}), **claim.get("where", {})}.items():
+        if axis in rows:
+            rows = rows[rows[axis].astype(str) == str(label)]
+    return rows
+
+
+def evaluate(claim: dict, metrics: pd.DataFrame, axes: list[str], fixed: dict | None = None) -> list[Verdict]:
+    """The claim's cell verdicts, one per combination of the labels of its free axes (one `missing` if no run).
+
+    `fixed` maps reading axes to the level the claim is judged at (experiments.readings.reading_axes)."""
+    rows = claim_rows(claim, metrics, fixed)
+    free = _free_axes(claim, axes, fixed)
+    rule, _, over = claim.get("combine", "all").partition(":")
+    if over:
+        free = [a for a in free if a != over]
     groups = list(rows.groupby(free, sort=True)) if free else [((), rows)]
-    if not groups:
-        return [_missing(claim)]
+    if not groups or rows.empty:
+        return [missing(claim)]
     verdicts = []
     for key, group in groups:
         key = key if isinstance(key, tuple) else (key,)
         label = ", ".join(f"{a}={v}" for a, v in zip(free, key, strict=True)) or "all runs"
+        if over:
+            group, label = _extreme_level(group, over, rule, label)
         verdicts.append(replace(_CHECKS[claim["kind"]](claim, group, label), scope=scope_of(claim)))
     return verdicts
 
 
-def _missing(claim: dict) -> Verdict:
+def _extreme_level(group: pd.DataFrame, axis: str, rule: str, label: str) -> tuple[pd.DataFrame, str]:
+    """The rows of the level of `axis` whose mean is the lowest (rule min) or highest (max), and its label."""
+    means = group.dropna(subset=["value"]).groupby(group[axis].astype(str))["value"].mean()
+    if means.empty:
+        return group.iloc[0:0], label
+    level = means.idxmin() if rule == "min" else means.idxmax()
+    chosen = f"{axis}={level} ({rule} over {axis})"
+    return group[group[axis].astype(str) == level], chosen if label == "all runs" else f"{label}, {chosen}"
+
+
+# How cells combine: a worse verdict first. `all` takes the worst cell, `any` the best; missing ranks between
+# fail and drift for `all` (a cell that could not be judged cannot hold) and last for `any`.
+_WORST_FIRST = {"all": ["fail", "missing", "drift", "pass"], "any": ["pass", "drift", "fail", "missing"]}
+
+
+@dataclass
+class ClaimVerdict:
+    """One claim's verdict, with the cell verdicts it combines."""
+
+    claim: str
+    cls: str  # reproduction, sanity, calibrated, not_comparable
+    combine: str
+    verdict: str
+    deciding: Verdict  # the cell that decides the verdict (for `each`: the claim's one cell)
+    cells: list[Verdict]
+
+    @property
+    def cell_counts(self) -> str:
+        counts = {v: sum(c.verdict == v for c in self.cells) for v in ("pass", "drift", "fail", "missing")}
+        return ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+
+
+def combine(claim: dict, cells: list[Verdict]) -> list[ClaimVerdict]:
+    """The claim's verdict(s) from its cell verdicts, by its `combine` rule (`each`: one per cell)."""
+    cls, rule = claim.get("class", "reproduction"), claim.get("combine", "all")
+    if rule == "each":
+        return [ClaimVerdict(claim["id"], cls, rule, c.verdict, c, [c]) for c in cells]
+    order = _WORST_FIRST["any" if rule == "any" else "all"]
+    deciding = min(cells, key=lambda c: order.index(c.verdict))
+    return [ClaimVerdict(claim["id"], cls, rule, deciding.verdict, deciding, cells)]
+
+
+def judge(claim: dict, metrics: pd.DataFrame, axes: list[str], fixed: dict | None = None) -> list[ClaimVerdict]:
+    """The claim's one verdict (or one per cell, for combine: each)."""
+    return combine(claim, evaluate(claim, metrics, axes, fixed))
+
+
+def missing(claim: dict) -> Verdict:
     return Verdict(claim["id"], claim["source"], claim["experiment"], "-", claim["metric"], "", "", "", 0, "missing",
                    "no run measured this metric", scope_of(claim))  # fmt: skip
 
@@ -128,7 +210,7 @@ def _tolerances(claim: dict) -> str:
 def _value(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
     values = group["value"].dropna()
     if values.empty:
-        return _missing(claim)
+        return missing(claim)
     mean, half = values.mean(), ci95(values)
     measured = f"{mean:.4g}" + (f" ± {half:.2g}" if not math.isnan(half) else "")
     return Verdict(claim["id"], claim["source"], claim["experiment"], label, claim["metric"],
@@ -137,19 +219,17 @@ def _value(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
 
 
 def _extreme(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
-    axis = claim["axis"]
-    stats = group.groupby(group[axis].astype(str))["value"].agg(["mean", ci95, "count"]).dropna(subset=["mean"])
+    stats = _level_stats(claim, group)
     want = str(claim["level"])
     if want not in stats.index or len(stats) < 2:
-        return _missing(claim)
+        return missing(claim)
     ordered = stats.sort_values("mean", ascending=claim["extreme"] == "min")
     best, runner_up = ordered.iloc[0], ordered.iloc[1]
     measured = ", ".join(f"{lvl} {row['mean']:.4g}" for lvl, row in ordered.iterrows())
     if ordered.index[0] != want:
         verdict, note = "fail", f"{ordered.index[0]} is the {claim['extreme']}"
     else:
-        gap = abs(best["mean"] - runner_up["mean"])
-        overlap = math.isnan(best["ci95"]) or gap <= best["ci95"] + runner_up["ci95"]
+        overlap = _overlap(best, runner_up, 1)
         verdict = "drift" if overlap else "pass"
         note = f"95 % intervals of {want} and {ordered.index[1]} overlap" if overlap else ""
     return Verdict(claim["id"], claim["source"], claim["experiment"], label, claim["metric"],
@@ -158,9 +238,11 @@ def _extreme(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
 
 
 def _level_stats(claim: dict, group: pd.DataFrame) -> pd.DataFrame:
-    """mean, ci95 and count of the metric per level of the claim's axis (index: level label as text)."""
+    """mean, ci95 and count of the measured values per level of the claim's axis (index: level label as text);
+    a level without a measured value is left out."""
     axis = claim["axis"]
-    return group.groupby(group[axis].astype(str))["value"].agg(["mean", ci95, "count"]).dropna(subset=["mean"])
+    measured = group.dropna(subset=["value"])
+    return measured.groupby(measured[axis].astype(str))["value"].agg(["mean", ci95, "count"])
 
 
 def _compare(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
@@ -168,7 +250,7 @@ def _compare(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
     want = str(claim["level"])
     others = [str(x) for x in claim.get("than", [])] or [lvl for lvl in stats.index if lvl != want]
     if want not in stats.index or not others or any(o not in stats.index for o in others):
-        return _missing(claim)
+        return missing(claim)
     sign = 1 if claim["relation"] == "greater" else -1
     factor = claim.get("factor", 1)
     a = stats.loc[want]
@@ -194,7 +276,7 @@ def _compare(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
 
 
 def _overlap(a: pd.Series, b: pd.Series, factor: float) -> bool:
-    """Do a's 95 % interval and factor x b's touch? (One seed: no interval, counted as overlap.)"""
+    """Do a's 95 % interval and factor x b's touch? A level with too few values has no interval: never apart."""
     if math.isnan(a["ci95"]) or math.isnan(b["ci95"]):
         return True
     return abs(a["mean"] - factor * b["mean"]) <= a["ci95"] + factor * b["ci95"]
@@ -203,7 +285,7 @@ def _overlap(a: pd.Series, b: pd.Series, factor: float) -> bool:
 def _bound(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
     values = group["value"].dropna()
     if values.empty:
-        return _missing(claim)
+        return missing(claim)
     mean, half = values.mean(), ci95(values)
     below = claim["bound"] == "below"
 
@@ -223,13 +305,15 @@ def _nearest(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
     want, target = str(claim["level"]), str(claim["nearest"])
     rivals = [str(x) for x in claim["among"] if str(x) not in (want, target)]
     if any(lvl not in stats.index for lvl in [want, target, *rivals]) or not rivals:
-        return _missing(claim)
+        return missing(claim)
     a = stats.loc[want]
     near = abs(a["mean"] - stats.loc[target, "mean"])
     verdict, notes = "pass", []
     for rival in rivals:
         far = abs(a["mean"] - stats.loc[rival, "mean"])
-        slack = a["ci95"] + max(stats.loc[target, "ci95"], stats.loc[rival, "ci95"])
+        halves = [a["ci95"], stats.loc[target, "ci95"], stats.loc[rival, "ci95"]]
+        # No interval for some level: never apart (NaN taken explicitly, not by max()'s argument order).
+        slack = math.nan if any(math.isnan(h) for h in halves) else halves[0] + max(halves[1:])
         if near >= far:
             verdict = "fail"
             notes.append(f"nearer to {rival}")
@@ -246,9 +330,9 @@ def _ratio(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
     stats = _level_stats(claim, group)
     level, baseline = str(claim["level"]), str(claim["baseline"])
     if level not in stats.index or baseline not in stats.index:
-        return _missing(claim)
+        return missing(claim)
     if stats.loc[baseline, "mean"] == 0:
-        return replace(_missing(claim), group=label, note=f"the mean at {baseline} is 0: no relative change")
+        return replace(missing(claim), group=label, note=f"the mean at {baseline} is 0: no relative change")
     a, b = stats.loc[level, "mean"], stats.loc[baseline, "mean"]
     change = a / b - 1
     measured = f"{change:+.4f} ({level} {a:.4g} / {baseline} {b:.4g})"
@@ -267,13 +351,19 @@ _CHECKS = {
 }
 
 
-def evaluate_all(doc: dict, metrics_by_experiment: dict[str, pd.DataFrame]) -> list[Verdict]:
+def judge_all(doc: dict, metrics_by_experiment: dict[str, pd.DataFrame], fixed_by_experiment: dict | None = None
+              ) -> list[ClaimVerdict]:  # fmt: skip
+    """Every claim of a file judged on its experiment's metrics; `fixed_by_experiment`: experiment -> the reading
+    levels its claims are judged at (default: the baseline of each axis choice)."""
+    from experiments.readings import reading_axes
+
     verdicts = []
     for claim in doc["claims"]:
         exp = claim["experiment"]
         table = metrics_by_experiment.get(exp)
         if table is None:
-            verdicts.append(_missing(claim))
+            verdicts += combine(claim, [missing(claim)])
             continue
-        verdicts += evaluate(claim, table, list(axes_of(doc["experiments"][exp])))
+        fixed = (fixed_by_experiment or {}).get(exp, reading_axes(doc, exp))
+        verdicts += judge(claim, table, list(axes_of(doc["experiments"][exp])), fixed)
     return verdicts

@@ -217,7 +217,7 @@ def check_scenario(scenario: dict, where: str, path: Path) -> None:
                 )
 
 
-def _check_experiment(name: str, exp: dict, path: Path) -> None:
+def _check_experiment(name: str, exp: dict, path: Path, queues: dict | None = None) -> None:
     base = f"experiments.{name}"
     check_scenario(exp["scenario"], f"{base}.scenario", path)
     if exp.get("warmup", 0) >= exp["duration"]:
@@ -246,15 +246,25 @@ def _check_experiment(name: str, exp: dict, path: Path) -> None:
                 )
             targets = sorted({p for level in axis["levels"].values() for p in level})
         for target in targets:
-            _check_target(exp["scenario"], target, f"{where}", path)
+            _check_target(exp["scenario"], target, f"{where}", path, queues)
 
 
-def _check_target(scenario: dict, dotted: str, where: str, path: Path) -> None:
-    """A matrix path's parent must exist in the scenario; the leaf may be new (a knob, say).
+def _check_target(scenario: dict, dotted: str, where: str, path: Path, queues: dict | None = None) -> None:
+    """A matrix path's parent must exist in the scenario (a named queue's path: the queue must exist); the leaf
+    may be new (a knob, say).
 
     A misspelt leaf is caught later, when the scenario with the level applied is
     validated against the schema (experiments.matrix.expand).
     """
+    if dotted.startswith("queues."):
+        name = dotted.split(".")[1]
+        known = sorted(queues or {})
+        if name not in known or dotted.count(".") < 2:
+            raise ConfigError(
+                f"{path}: {where}: path '{dotted}' names no queue of the file; known queues: "
+                f"{', '.join(known) or 'none defined'} (form: queues.<name>.knobs.<knob>)"
+            )
+        return
     parent = dotted.rpartition(".")[0]
     try:
         node = get_path(scenario, parent) if parent else scenario
@@ -291,6 +301,7 @@ def _check_references(doc: dict, path: Path) -> None:
                 _check_claim_levels(item, axes, exp_name, where, path)
             if section == "claims":
                 _check_claim_scope(item, experiments[exp_name], exp_name, where, path)
+                _check_claim_combine(item, axes, exp_name, where, path)
     ids = [c["id"] for c in doc.get("claims", [])]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
@@ -328,6 +339,105 @@ def _check_claim_scope(claim: dict, experiment: dict, exp_name: str, where: str,
         )
 
 
+def _check_claim_combine(claim: dict, axes: dict, exp_name: str, where: str, path: Path) -> None:
+    """combine min:<axis> / max:<axis>: kinds value and bound, over an axis the claim leaves free."""
+    rule, _, axis = claim.get("combine", "all").partition(":")
+    if not axis:
+        return
+    if claim["kind"] not in ("value", "bound"):
+        raise ConfigError(
+            f"{path}: {where}.combine: {rule}:<axis> judges one level's value; allowed with kinds value and bound, "
+            f"not {claim['kind']} (use all, any or each)"
+        )
+    fixed = set(claim.get("where", {})) | {claim.get("axis")}
+    if axis not in axes or axis in fixed:
+        free = [a for a in axes if a not in fixed]
+        raise ConfigError(
+            f"{path}: {where}.combine: '{axis}' is not an axis the claim leaves free in {exp_name}; "
+            f"free axes: {', '.join(free) or 'none'}"
+        )
+
+
+def _check_choices(doc: dict, path: Path) -> None:
+    """Choices with alternatives: unique ids, paths that exist where they apply and that no matrix axis also
+    sets, axis choices naming a real axis and level; interactions and claims' suspects naming such choices."""
+    choices = doc.get("choices", [])
+    experiments = doc["experiments"]
+    ids = [c["id"] for c in choices if "id" in c]
+    for cid in sorted({i for i in ids if ids.count(i) > 1}):
+        raise ConfigError(f"{path}: choices: duplicate id {cid}")
+    for index, choice in enumerate(choices):
+        where = f"choices[{index}]"
+        for name in choice.get("experiments", []):
+            if name not in experiments:
+                raise ConfigError(
+                    f"{path}: {where}.experiments: unknown experiment '{name}'; known: {', '.join(experiments)}"
+                )
+        if "alternatives" in choice:
+            _check_alternatives(doc, choice, where, path)
+        if "axis" in choice:
+            having = [n for n, e in experiments.items() if choice["axis"] in axes_of(e)]
+            if not having:
+                raise ConfigError(f"{path}: {where}.axis: '{choice['axis']}' is not an axis of any experiment")
+            labels = {str(x) for n in having for x in level_labels(axes_of(experiments[n])[choice["axis"]])}
+            if str(choice["baseline"]) not in labels:
+                raise ConfigError(
+                    f"{path}: {where}.baseline: '{choice['baseline']}' is not a level of {choice['axis']}; "
+                    f"levels: {', '.join(sorted(labels))}"
+                )
+    with_alternatives = {c["id"] for c in choices if "alternatives" in c}
+    for index, group in enumerate(doc.get("interactions", [])):
+        for cid in group:
+            if cid not in with_alternatives:
+                raise ConfigError(
+                    f"{path}: interactions[{index}]: '{cid}' is not a choice with alternatives; "
+                    f"those are: {', '.join(sorted(with_alternatives)) or 'none'}"
+                )
+    known = set(ids)
+    for index, claim in enumerate(doc.get("claims", [])):
+        for cid in claim.get("suspects", []):
+            if cid not in known:
+                raise ConfigError(
+                    f"{path}: claims[{index}].suspects: '{cid}' is not a choice id; ids: {', '.join(sorted(known))}"
+                )
+
+
+def _check_alternatives(doc: dict, choice: dict, where: str, path: Path) -> None:
+    from experiments import readings  # readings imports this module
+
+    experiments = doc["experiments"]
+    labels = [alt["label"] for alt in choice["alternatives"]]
+    if len(set(labels)) != len(labels):
+        raise ConfigError(f"{path}: {where}.alternatives: two alternatives have the same label")
+    for i, alt in enumerate(choice["alternatives"]):
+        if ("value" in alt) != ("path" in choice):
+            raise ConfigError(
+                f"{path}: {where}.alternatives[{i}]: give 'value' when the choice has a path, 'set' when it has none"
+            )
+    paths = sorted({p for alt in choice["alternatives"] for p in readings.alternative_assignments(choice, alt)})
+    named = choice.get("experiments")
+    targets = named or [n for n in experiments if all(readings.path_exists(doc, n, p) for p in paths)]
+    if not targets:
+        raise ConfigError(
+            f"{path}: {where}.path: '{paths[0]}' does not exist in any experiment's scenario (nor names a queue "
+            f"an experiment uses)"
+        )
+    for name in targets:
+        axis_paths = {
+            p for axis in axes_of(experiments[name]).values() for p in ([axis["path"]] if "path" in axis else
+                                                                         [q for lvl in axis["levels"].values()
+                                                                          for q in lvl])
+        }  # fmt: skip
+        for p in paths:
+            if not readings.path_exists(doc, name, p):
+                raise ConfigError(f"{path}: {where}: path '{p}' does not exist in experiment {name}'s scenario")
+            if p in axis_paths:
+                raise ConfigError(
+                    f"{path}: {where}: path '{p}' is also a matrix axis of {name}; an alternative cannot override "
+                    "an axis (make the axis the choice: axis + baseline)"
+                )
+
+
 # --- defaults ----------------------------------------------------------------
 
 
@@ -360,8 +470,11 @@ def with_defaults(doc: dict) -> dict:
             group.setdefault("start", 0)
     for section in ("queues",):
         doc.setdefault(section, {})
-    for section in ("figures", "tables", "claims"):
+    for section in ("figures", "tables", "claims", "choices", "interactions"):
         doc.setdefault(section, [])
+    for claim in doc["claims"]:
+        claim.setdefault("class", "reproduction")
+        claim.setdefault("combine", "all")
     return doc
 
 
@@ -374,6 +487,7 @@ def load(path: str | Path) -> dict:
     validate_schema(doc, path)
     _check_queue_names(doc, path)
     for name, exp in doc["experiments"].items():
-        _check_experiment(name, exp, path)
+        _check_experiment(name, exp, path, doc.get("queues", {}))
     _check_references(doc, path)
+    _check_choices(doc, path)
     return with_defaults(doc)

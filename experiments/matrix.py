@@ -18,6 +18,7 @@ from typing import Any
 import jsonschema
 
 from experiments.config import ConfigError, axes_of, check_scenario, describe_error, schema, unshared
+from experiments.readings import BASELINE, QUEUES, Reading
 
 PARAMS_SCHEMA = "ns2-repro/run-params/1"
 DEFAULT_APPS = {"ftp": "Application/FTP", "pareto": "Application/Traffic/Pareto", "cbr": "Application/Traffic/CBR"}
@@ -33,11 +34,13 @@ class Run:
     labels: dict  # axis name -> level label, in axis order
     seed: int
     params: dict  # the run's params.json
+    reading: str = BASELINE  # the choices' reading it runs under (experiments.readings)
 
     @property
     def context(self) -> dict:
-        """The columns every result row of this run carries (besides run_key)."""
-        return {"paper": self.paper, "experiment": self.experiment, **self.labels, "seed": self.seed}
+        """The columns every result row of this run carries (besides run_key); `reading` only off the baseline."""
+        reading = {} if self.reading == BASELINE else {"reading": self.reading}
+        return {"paper": self.paper, "experiment": self.experiment, **self.labels, **reading, "seed": self.seed}
 
 
 def axis_levels(axis: dict) -> list[tuple[Any, dict]]:
@@ -66,6 +69,15 @@ def set_path(tree: dict, dotted: str, value: Any) -> None:
     for part in parents:
         node = node.setdefault(part, {})
     node[leaf] = copy.deepcopy(value)
+
+
+def assign(scenario: dict, queues: dict, dotted: str, value: Any) -> None:
+    """Put a matrix level's or an alternative's value at its path: into the file's named queues for
+    `queues.<name>...`, into the scenario otherwise."""
+    if dotted.startswith(QUEUES):
+        set_path(queues, dotted.removeprefix(QUEUES), value)
+    else:
+        set_path(scenario, dotted, value)
 
 
 def resolve_queue(ref: Any, queues: dict) -> dict:
@@ -130,24 +142,29 @@ def resolve_flows(groups: dict, seed: int, edge_link: dict, queues: dict) -> lis
     return flows
 
 
-def _validate_scenario(scenario: dict, where: str, source: Path) -> None:
-    """The scenario after a cell's levels are applied must still be a valid scenario."""
+def _validate_scenario(scenario: dict, queues: dict, where: str, source: Path) -> None:
+    """The scenario and named queues after a cell's levels are applied must still be valid."""
     full = schema()
-    validator = jsonschema.Draft202012Validator({**full["$defs"]["scenario"], "$defs": full["$defs"]})
-    error = jsonschema.exceptions.best_match(validator.iter_errors(scenario))
-    if error is not None:
-        raise ConfigError(f"{source}: {where}: with this level applied, scenario.{describe_error(error)}")
+    for part, value, definition in [("scenario", scenario, "scenario")] + [
+        (f"queues.{name}", queue, "ns_object") for name, queue in queues.items()
+    ]:
+        validator = jsonschema.Draft202012Validator({**full["$defs"][definition], "$defs": full["$defs"]})
+        error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+        if error is not None:
+            raise ConfigError(f"{source}: {where}: with this level applied, {part}.{describe_error(error)}")
     check_scenario(scenario, f"{where}: with this level applied, scenario", source)
 
 
-def resolve_params(doc: dict, exp_name: str, labels: dict, seed: int, scenario: dict) -> dict:
+def resolve_params(
+    doc: dict, exp_name: str, labels: dict, seed: int, scenario: dict, queues: dict, reading: Reading | None = None
+) -> dict:
     exp = doc["experiments"][exp_name]
     topology = copy.deepcopy(scenario["topology"])
     edge_queue = topology["edge_link"].get("queue", {"class": "Queue/DropTail"})
-    topology["edge_link"]["queue"] = resolve_queue(edge_queue, doc["queues"])
+    topology["edge_link"]["queue"] = resolve_queue(edge_queue, queues)
     for link in topology.get("core_links", []):
         if "queue" in link:
-            link["queue"] = resolve_queue(link["queue"], doc["queues"])
+            link["queue"] = resolve_queue(link["queue"], queues)
     return {
         "schema": PARAMS_SCHEMA,
         "paper": doc["paper"],
@@ -156,34 +173,43 @@ def resolve_params(doc: dict, exp_name: str, labels: dict, seed: int, scenario: 
         "seed": seed,
         "duration": float(exp["duration"]),
         "topology": topology,
-        "core_queue": resolve_queue(scenario["core_queue"], doc["queues"]),
-        "flows": resolve_flows(scenario["flows"], seed, topology["edge_link"], doc["queues"]),
+        "core_queue": resolve_queue(scenario["core_queue"], queues),
+        "flows": resolve_flows(scenario["flows"], seed, topology["edge_link"], queues),
         "monitors": copy.deepcopy(scenario["monitors"]),
         **(
-            {"core_reverse_queue": resolve_queue(scenario["core_reverse_queue"], doc["queues"])}
+            {"core_reverse_queue": resolve_queue(scenario["core_reverse_queue"], queues)}
             if "core_reverse_queue" in scenario
             else {}
         ),
+        # Only off the baseline, so that a baseline run's params (and key) do not depend on the choices' names.
+        **({"reading": dict(reading.choices)} if reading is not None and not reading.is_baseline else {}),
     }
 
 
-def expand(doc: dict, source: Path | str = "<config>", experiments: list[str] | None = None) -> list[Run]:
-    """All runs of the (validated, defaulted) experiment file, in a stable order."""
+def expand(
+    doc: dict, source: Path | str = "<config>", experiments: list[str] | None = None, reading: Reading | None = None
+) -> list[Run]:
+    """All runs of the (validated, defaulted) experiment file, in a stable order; under `reading`, with its
+    alternative values applied after each cell's levels."""
     runs = []
+    extra = dict(reading.assignments) if reading is not None else {}
+    reading_name = reading.label if reading is not None else BASELINE
     for exp_name, exp in doc["experiments"].items():
         if experiments is not None and exp_name not in experiments:
             continue
         axes = list(axes_of(exp))
         for cell in cells(exp):
-            scenario = unshared(exp["scenario"])
-            for _, _, assignments in cell:
+            scenario, queues = unshared(exp["scenario"]), unshared(doc["queues"])
+            for assignments in [sets for _, _, sets in cell] + [extra]:
                 for dotted, value in assignments.items():
-                    set_path(scenario, dotted, value)
+                    assign(scenario, queues, dotted, value)
             labels = {name: label for name, label, _ in sorted(cell, key=lambda entry: axes.index(entry[0]))}
             where = f"experiments.{exp_name} at " + ", ".join(f"{k}={v}" for k, v in labels.items())
-            _validate_scenario(scenario, where, Path(source))
+            if reading is not None and not reading.is_baseline:
+                where += f" under reading {reading.label}"
+            _validate_scenario(scenario, queues, where, Path(source))
             first = exp["seeds"]["first"]
             for seed in range(first, first + exp["seeds"]["count"]):
-                params = resolve_params(doc, exp_name, labels, seed, scenario)
-                runs.append(Run(doc["paper"], exp_name, labels, seed, params))
+                params = resolve_params(doc, exp_name, labels, seed, scenario, queues, reading)
+                runs.append(Run(doc["paper"], exp_name, labels, seed, params, reading_name))
     return runs

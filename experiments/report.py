@@ -1,13 +1,17 @@
-"""results/REPORT.md: per paper, every claim's measured vs expected value and verdict,
-the choices made where the paper is silent, and where the figures and tables are.
+"""results/REPORT.md: per paper, every claim's one verdict, by class, with measured vs
+expected value; the per-cell detail; the choices made where the paper is silent with the
+alternatives declared for them; and where the figures and tables are.
 
 Published numbers appear here only as the claims' expected values, beside what the
-runs measured. The report carries no timestamp: same results, same bytes.
+runs measured. A note holds a hypothesis; a measured value in it is a placeholder
+filled here from the runs ({{metric ...}}). The report carries no timestamp: same
+results, same bytes.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -15,6 +19,22 @@ import pandas as pd
 
 from experiments import claims as claims_mod
 from experiments.config import axes_of
+from experiments.readings import reading_axes
+
+VERDICTS = ("pass", "drift", "fail", "missing")
+CLASSES = {
+    "reproduction": ("Reproduction claims", "The paper's evidence; the only class in the headline counts."),
+    "sanity": (
+        "Sanity checks",
+        "True by construction of our implementation, or an invariant: they test our build, not the paper.",
+    ),  # fmt: skip
+    "calibrated": (
+        "Calibrated values",
+        "A free parameter was fitted to these numbers: agreement here is by construction and never counts as evidence.",
+    ),  # fmt: skip
+    "not_comparable": ("Not comparable", "The paper's setting for these is unknown: shown, not judged as evidence."),
+}
+_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_@.<>-]+)((?:\s+[A-Za-z0-9_:]+=[^\s}]+)*)\s*\}\}")
 
 
 def _cell(text) -> str:
@@ -26,46 +46,130 @@ def metric_cell(verdict: claims_mod.Verdict) -> str:
     return verdict.metric if verdict.scope == "all" else f"{verdict.metric} [{verdict.scope}]"
 
 
-def verdict_table(verdicts: list[claims_mod.Verdict], notes: dict[str, str]) -> list[str]:
+def counts_text(counts: Counter) -> str:
+    return ", ".join(f"{counts[k]} {k}" for k in VERDICTS if counts[k]) or "none"
+
+
+def placeholders(note: str) -> list[tuple[str, dict]]:
+    """(metric, {key: value}) of each {{metric key=value ...}} in a note."""
+    return [(m.group(1), dict(kv.split("=", 1) for kv in m.group(2).split())) for m in _PLACEHOLDER.finditer(note)]
+
+
+def fill_note(note: str, claim: dict, metrics: pd.DataFrame | None, fixed: dict | None = None) -> str:
+    """The note with each {{metric key=value ...}} replaced by the mean of that metric over the claim's runs (its
+    `where` and reading levels, narrowed by the given axis labels; `scope=` replaces the claim's scope)."""
+
+    def value(match: re.Match) -> str:
+        metric = match.group(1)
+        narrow = dict(kv.split("=", 1) for kv in match.group(2).split())
+        scope = narrow.pop("scope", claim.get("scope", "all"))
+        if metrics is None:
+            return f"[{metric}: not measured]"
+        rows = claims_mod.claim_rows({**claim, "metric": metric, "scope": scope}, metrics, {**(fixed or {}), **narrow})
+        for axis, label in narrow.items():  # a narrowing label also overrides the claim's own `where`
+            if axis in rows:
+                rows = rows[rows[axis].astype(str) == str(label)]
+        values = rows["value"].dropna()
+        runs = f"{len(values)} run" + ("s" if len(values) != 1 else "")
+        return f"{values.mean():.4g} (mean of {runs})" if len(values) else f"[{metric}: no value]"
+
+    return _PLACEHOLDER.sub(value, note)
+
+
+def claim_table(verdicts: list[claims_mod.ClaimVerdict], notes: dict[str, str]) -> list[str]:
     lines = [
-        "| claim | source | runs | metric | expected | measured (mean ± 95 % CI) | tolerance | seeds | verdict "
+        "| claim | source | metric | expected | measured (mean ± 95 % CI) | tolerance | seeds | cells | verdict "
         "| note |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for v in verdicts:
-        note = "; ".join(n for n in (v.note, notes.get(v.claim, "")) if n)
-        cells = [v.claim, v.source, f"{v.experiment}: {v.group}", metric_cell(v), v.expected, v.measured,
-                 v.tolerance, v.seeds, f"**{v.verdict}**", note]  # fmt: skip
-        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    for cv in verdicts:
+        d = cv.deciding
+        note = "; ".join(n for n in (d.note, notes.get(cv.claim, "")) if n)
+        measured = d.measured if len(cv.cells) == 1 else f"{d.group}: {d.measured}"
+        cells = f"{cv.combine}: {cv.cell_counts}" if len(cv.cells) > 1 else d.group
+        row = [cv.claim, d.source, f"{d.experiment}: {metric_cell(d)}", d.expected, measured, d.tolerance, d.seeds,
+               cells, f"**{cv.verdict}**", note]  # fmt: skip
+        lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
     return lines
 
 
-def paper_section(doc: dict, results: Path) -> tuple[list[str], Counter]:
-    paper = doc["paper"]
+def cell_table(verdicts: list[claims_mod.ClaimVerdict]) -> list[str]:
+    """Every cell of the claims judged over more than one cell."""
+    lines = ["| claim | cell | measured | seeds | verdict | note |", "|---|---|---|---|---|---|"]
+    for cv in verdicts:
+        if len(cv.cells) > 1:
+            for c in cv.cells:
+                row = [cv.claim, c.group, c.measured, c.seeds, c.verdict, c.note]
+                lines.append("| " + " | ".join(_cell(x) for x in row) + " |")
+    return lines if len(lines) > 2 else []
+
+
+def choice_lines(doc: dict) -> list[str]:
+    lines = []
+    for c in doc.get("choices", []):
+        line = f"- **{c['what']}**: {c['choice']}. {c['why']}"
+        if "alternatives" in c:
+            alts = "; ".join(f"`{c['id']}={a['label']}` ({a['why']})" for a in c["alternatives"])
+            line += f" Alternatives run by the sensitivity stage: {alts}."
+        if "axis" in c:
+            line += (f" Claims are judged at `{c['axis']}={c['baseline']}`; the axis' other levels are the "
+                     f"alternatives (`{c['id']}=<level>`), run with every matrix.")  # fmt: skip
+        lines.append(line)
+    if doc.get("interactions"):
+        pairs = "; ".join(" x ".join(group) for group in doc["interactions"])
+        lines.append(f"- Run together as well (every combination of their alternatives): {pairs}.")
+    return lines
+
+
+def load_metrics(doc: dict, results: Path, sub: str = "") -> dict[str, pd.DataFrame]:
+    """experiment -> its metrics table (of the baseline, or of a reading's folder `sub`), for those that exist."""
     metrics = {}
     for exp in doc["experiments"]:
-        path = results / paper / exp / "metrics.parquet"
+        path = results / doc["paper"] / exp / sub / "metrics.parquet"
         if path.exists():
             metrics[exp] = pd.read_parquet(path)
-    verdicts = claims_mod.evaluate_all(doc, metrics)
-    counts = Counter(v.verdict for v in verdicts)
+    return metrics
+
+
+def paper_section(doc: dict, results: Path) -> tuple[list[str], dict[str, Counter]]:
+    paper = doc["paper"]
+    metrics = load_metrics(doc, results)
+    verdicts = claims_mod.judge_all(doc, metrics)
+    by_class: dict[str, list[claims_mod.ClaimVerdict]] = {cls: [] for cls in CLASSES}
+    for cv in verdicts:
+        by_class[cv.cls].append(cv)
+    counts = {cls: Counter(cv.verdict for cv in cvs) for cls, cvs in by_class.items()}
     lines = [f"## {paper}: {doc.get('title', '')}".rstrip(": "), ""]
     if "source" in doc:
         lines.append(f"Paper: `shared/papers/{doc['source']}`.")
     for name, exp in doc["experiments"].items():
         runs = len(metrics[name]["run_key"].unique()) if name in metrics else 0
         axes = ", ".join(axes_of(exp)) or "none"
+        judged = ", ".join(f"{a}={lvl}" for a, lvl in reading_axes(doc, name).items())
         lines.append(
             f"- `{name}`: {runs} runs (axes: {axes}; seeds per cell: {exp['seeds']['count']}; "
             f"{exp['duration']:g} s simulated, {exp['warmup']:g} s warm-up excluded)"
+            + (f"; claims judged at the chosen reading {judged}" if judged else "")
         )
-    summary = ", ".join(f"{counts[k]} {k}" for k in ("pass", "drift", "fail", "missing") if counts[k])
-    lines += ["", f"### Claims ({summary or 'none'})", ""]
-    notes = {c["id"]: c.get("note", "") for c in doc["claims"]}
-    lines += verdict_table(verdicts, notes) if verdicts else ["No claims."]
+    claims_by_id = {c["id"]: c for c in doc["claims"]}
+    fixed = {name: reading_axes(doc, name) for name in doc["experiments"]}
+    notes = {
+        cid: fill_note(c.get("note", ""), c, metrics.get(c["experiment"]), fixed[c["experiment"]])
+        for cid, c in claims_by_id.items()
+    }
+    for cls, (title, meaning) in CLASSES.items():
+        if by_class[cls]:
+            n = len(by_class[cls])
+            lines += ["", f"### {title} ({n} claim{'s' * (n != 1)}: {counts_text(counts[cls])})", "", meaning, ""]
+            lines += claim_table(by_class[cls], notes)
+    if not verdicts:
+        lines += ["", "No claims."]
+    detail = cell_table(verdicts)
+    if detail:
+        lines += ["", "### Cell detail", "", "Claims judged over more than one cell, each cell's verdict.", ""]
+        lines += detail
     if doc.get("choices"):
-        lines += ["", "### Choices where the paper is silent", ""]
-        lines += [f"- **{c['what']}**: {c['choice']}. {c['why']}" for c in doc["choices"]]
+        lines += ["", "### Choices where the paper is silent", ""] + choice_lines(doc)
     artifacts = [(a, "figures", ".png") for a in doc["figures"]] + [(a, "tables", ".md") for a in doc["tables"]]
     if artifacts:
         lines += ["", "### Figures and tables", ""]
@@ -76,33 +180,49 @@ def paper_section(doc: dict, results: Path) -> tuple[list[str], Counter]:
     return lines, counts
 
 
-def write_report(docs: list[dict], results: str | Path, manifest: str | Path, out: str | Path, profile: str) -> None:
-    results = Path(results)
+def build_line(manifest: str | Path, profile: str) -> str:
     build = json.loads(Path(manifest).read_text())
-    body, totals = [], Counter()
-    for doc in docs:
-        lines, counts = paper_section(doc, results)
-        body += lines
-        totals += counts
-    head = [
-        "# Reproduction report",
-        "",
+    return (
         f"Profile: `{profile}`. ns-2 build `{build['key']}` (binary sha256 `{build['binary']['sha256'][:16]}…`, "
-        f"patches: {', '.join(p['name'] for p in build['series']['patches'])}).",
-        "",
-        "Every measured value below is computed from this profile's runs; a published value appears only as a "
-        "claim's expected value. **pass**: within the claim's pass tolerance (a directional claim: on the claimed "
-        "side, by the claimed factor, with 95 % intervals apart); **drift**: within the wider drift tolerance (a "
-        "directional claim: the right side by mean only); **fail**: beyond it (the other side); **missing**: no run "
-        "measured it. A fail is a result, reported with what could explain it. A claim is checked once for every "
-        "combination of the axes it leaves free (e.g. per variant and per number of flows).",
-        "",
-        "Totals: "
-        + (", ".join(f"{totals[k]} {k}" for k in ("pass", "drift", "fail", "missing") if totals[k]) or "none"),
-        "",
-    ]
+        f"patches: {', '.join(p['name'] for p in build['series']['patches'])})."
+    )
+
+
+def write_atomic(out: str | Path, text: str) -> None:
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text("\n".join(head + body))
+    tmp.write_text(text)
     tmp.replace(out)
+
+
+def write_report(docs: list[dict], results: str | Path, manifest: str | Path, out: str | Path, profile: str) -> None:
+    results = Path(results)
+    body, totals = [], {cls: Counter() for cls in CLASSES}
+    for doc in docs:
+        lines, counts = paper_section(doc, results)
+        body += lines
+        for cls in CLASSES:
+            totals[cls] += counts[cls]
+    head = [
+        "# Reproduction report",
+        "",
+        build_line(manifest, profile),
+        "",
+        "Every measured value below is computed from this profile's runs; a published value appears only as a "
+        "claim's expected value. Each claim gets one verdict. **pass**: within the claim's pass tolerance (a "
+        "directional claim: on the claimed side, by the claimed factor, with 95 % intervals apart); **drift**: "
+        "within the wider drift tolerance (a directional claim: the right side by mean only, or a level with too "
+        "few values to form an interval); **fail**: beyond it (the other side); **missing**: no run measured it. "
+        "A claim checked over several cells (e.g. per number of flows) combines them by its rule: all (the worst "
+        "cell), any (the best), each (one claim per cell), min/max over an axis. A fail is a result, reported with "
+        "what could explain it. Claims are judged under the readings chosen where the paper is silent; "
+        "SENSITIVITY.md (target `sensitivity-all`) judges them under every declared alternative.",
+        "",
+        f"Reproduction claims, all papers: {counts_text(totals['reproduction'])}. "
+        + "".join(
+            f"{CLASSES[c][0]}: {counts_text(totals[c])}. " for c in CLASSES if c != "reproduction" and totals[c]
+        ).rstrip(),
+        "",
+    ]
+    write_atomic(out, "\n".join(head + body))

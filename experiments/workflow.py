@@ -22,6 +22,8 @@ from pathlib import Path
 
 from experiments import config as config_mod
 from experiments import matrix, simulate
+from experiments import readings as readings_mod
+from experiments.readings import BASELINE
 
 _TRUE, _FALSE = {"true", "yes", "on", "1"}, {"false", "no", "off", "0"}
 
@@ -78,27 +80,44 @@ def load(path: str, settings: Settings) -> dict:
 
 @dataclass(frozen=True)
 class Plan:
-    """Which file defines each paper, and how many batches each experiment has."""
+    """Which file defines each paper, how many batches each experiment has under each reading, and which
+    readings (alternatives of the open choices) need runs of their own."""
 
     files: dict[str, str]  # paper -> experiment file
-    batches: dict[tuple[str, str], int]  # (paper, experiment) -> number of batches
+    batches: dict[tuple[str, str, str], int]  # (paper, experiment, reading label) -> number of batches
     docs: dict[str, dict]  # paper -> loaded experiment file
+    readings: dict[str, dict[str, readings_mod.Reading]]  # paper -> label -> run reading (baseline excluded)
 
-    def records(self, results: str | Path, paper: str, experiment: str) -> list[str]:
-        """The batch records of one experiment."""
-        count = self.batches[(paper, experiment)]
-        return [str(Path(results) / paper / experiment / "batches" / f"{i}.json") for i in range(count)]
-
-    def experiment_tables(self, results: str | Path, paper: str, experiment: str) -> dict[str, str]:
+    def folder(self, results: str | Path, paper: str, experiment: str, reading: str = BASELINE) -> Path:
+        """Where an experiment's batch records and tables live: the baseline's, or readings/<label>/."""
         base = Path(results) / paper / experiment
-        return {kind: str(base / f"{kind}.parquet") for kind in ("runs", "metrics", "series")}
+        return base if reading == BASELINE else base / "readings" / reading
 
-    def describe_batch(self, paper: str, experiment: str, index: int, batch_size: int) -> str:
+    def reading(self, paper: str, label: str) -> readings_mod.Reading | None:
+        return None if label == BASELINE else self.readings[paper][label]
+
+    def records(self, results: str | Path, paper: str, experiment: str, reading: str = BASELINE) -> list[str]:
+        """The batch records of one experiment (under one reading)."""
+        count = self.batches[(paper, experiment, reading)]
+        folder = self.folder(results, paper, experiment, reading)
+        return [str(folder / "batches" / f"{i}.json") for i in range(count)]
+
+    def experiment_tables(
+        self, results: str | Path, paper: str, experiment: str, reading: str = BASELINE
+    ) -> dict[str, str]:
+        folder = self.folder(results, paper, experiment, reading)
+        return {kind: str(folder / f"{kind}.parquet") for kind in ("runs", "metrics", "series")}
+
+    def describe_batch(self, paper: str, experiment: str, index: int, batch_size: int, reading: str = BASELINE) -> str:
         """The runs of one batch, one per line, for `snakemake --dry-run`."""
-        runs = batch_runs(self.docs[paper], self.files[paper], experiment, index, batch_size)
+        runs = batch_runs(self.docs[paper], self.files[paper], experiment, index, batch_size,
+                          self.reading(paper, reading))  # fmt: skip
         lines = [" ".join([f"{paper}/{r.experiment}", *(f"{k}={v}" for k, v in r.labels.items()), f"seed={r.seed}"])
                  for r in runs]  # fmt: skip
-        return f"batch {index} of {paper}/{experiment}: {len(runs)} runs\n" + "\n".join(f"  {line}" for line in lines)
+        under = "" if reading == BASELINE else f" under {reading}"
+        return f"batch {index} of {paper}/{experiment}{under}: {len(runs)} runs\n" + "\n".join(
+            f"  {line}" for line in lines
+        )
 
     def artifact(self, paper: str, kind: str, artifact_id: str) -> dict:
         """A figure or table entry of a paper's file; kind is 'figures' or 'tables'."""
@@ -120,11 +139,24 @@ class Plan:
         return outputs
 
     def all_metrics(self, results: str | Path) -> list[str]:
-        return [self.experiment_tables(results, p, e)["metrics"] for p, e in self.batches]
+        """The baseline metrics table of every experiment."""
+        return [self.experiment_tables(results, p, e)["metrics"] for p, e, r in self.batches if r == BASELINE]
+
+    def reading_metrics(self, results: str | Path) -> list[str]:
+        """The metrics table of every experiment under every run reading."""
+        return [self.experiment_tables(results, p, e, r)["metrics"] for p, e, r in self.batches if r != BASELINE]
+
+    def reading_experiments(self) -> dict[str, dict[str, list[str]]]:
+        """paper -> run reading label -> the experiments it runs."""
+        out: dict[str, dict[str, list[str]]] = {}
+        for paper, experiment, reading in self.batches:
+            if reading != BASELINE:
+                out.setdefault(paper, {}).setdefault(reading, []).append(experiment)
+        return out
 
 
 def plan(settings: Settings) -> Plan:
-    files, batches, docs = {}, {}, {}
+    files, batches, docs, readings = {}, {}, {}, {}
     for path in settings.experiment_files:
         doc = load(path, settings)
         paper = doc["paper"]
@@ -133,12 +165,19 @@ def plan(settings: Settings) -> Plan:
         files[paper], docs[paper] = path, doc
         for exp in doc["experiments"]:
             count = len(matrix.expand(doc, path, [exp]))
-            batches[(paper, exp)] = -(-count // settings.batch_size)
-    return Plan(files, batches, docs)
+            batches[(paper, exp, BASELINE)] = -(-count // settings.batch_size)
+        readings[paper] = {r.label: r for r in readings_mod.run_readings(doc)}
+        for reading in readings[paper].values():
+            for exp in readings_mod.experiments_of(doc, reading):
+                count = len(matrix.expand(doc, path, [exp], reading))
+                batches[(paper, exp, reading.label)] = -(-count // settings.batch_size)
+    return Plan(files, batches, docs, readings)
 
 
-def batch_runs(doc: dict, source: str, experiment: str, index: int, batch_size: int) -> list[matrix.Run]:
-    runs = matrix.expand(doc, source, [experiment])
+def batch_runs(
+    doc: dict, source: str, experiment: str, index: int, batch_size: int, reading: readings_mod.Reading | None = None
+) -> list[matrix.Run]:
+    runs = matrix.expand(doc, source, [experiment], reading)
     return runs[index * batch_size : (index + 1) * batch_size]
 
 
@@ -150,11 +189,13 @@ def simulate_batch(
     tools: simulate.Toolchain,
     record: str | Path,
     log: str | Path,
+    reading: str = BASELINE,
 ) -> None:
     """One Snakemake job: run (or reuse) and parse every run of a batch, then write its record."""
     after = parse_into_tables(settings)
     doc = load(source, settings)
-    runs = batch_runs(doc, source, experiment, index, settings.batch_size)
+    chosen = None if reading == BASELINE else {r.label: r for r in readings_mod.run_readings(doc)}[reading]
+    runs = batch_runs(doc, source, experiment, index, settings.batch_size, chosen)
     with open(log, "w") as log_file:
 
         def progress(line: str) -> None:
@@ -183,7 +224,7 @@ def parse_into_tables(settings: Settings):
     return after
 
 
-def aggregate_experiment(plan: Plan, paper: str, experiment: str, records: list[str], out_dir: str) -> None:
+def aggregate_experiment(plan: Plan, paper: str, experiment: str, records: list[str], out_dir: str | Path) -> None:
     from experiments import aggregate
 
     warmup = plan.docs[paper]["experiments"][experiment]["warmup"]
@@ -210,3 +251,11 @@ def report(plan: Plan, settings: Settings, manifest: str | Path, out: str | Path
     from experiments.report import write_report
 
     write_report(list(plan.docs.values()), settings.results, manifest, out, settings.profile_name)
+
+
+def sensitivity_report(plan: Plan, settings: Settings, manifest: str | Path, out_md: str | Path,
+                       out_parquet: str | Path) -> None:  # fmt: skip
+    from experiments import sensitivity
+
+    sensitivity.write(list(plan.docs.values()), settings.results, manifest, out_md, out_parquet,
+                      settings.profile_name, plan.reading_experiments())  # fmt: skip

@@ -21,7 +21,7 @@ namespace eval repro {
 proc repro::main {run_dir} {
     set params [load_params [file join $run_dir params.json]]
     check_fields $params "" {schema seed duration topology core_queue flows monitors} \
-        {paper experiment labels core_reverse_queue}
+        {paper experiment labels reading core_reverse_queue}
     if {[dict get $params schema] ne "ns2-repro/run-params/1"} {
         fail schema "unsupported schema \"[dict get $params schema]\"" ns2-repro/run-params/1
     }

@@ -19,3 +19,23 @@ rule aggregate_experiment:
             input.records,
             Path(output.metrics).parent,
         )
+
+
+rule aggregate_reading:
+    input:
+        records=lambda w: PLAN.records(RESULTS, w.paper, w.experiment, w.reading),
+        code=["experiments/metrics.py", "experiments/aggregate.py"],
+    output:
+        runs=f"{RESULTS}/{{paper}}/{{experiment}}/readings/{{reading}}/runs.parquet",
+        metrics=f"{RESULTS}/{{paper}}/{{experiment}}/readings/{{reading}}/metrics.parquet",
+        series=f"{RESULTS}/{{paper}}/{{experiment}}/readings/{{reading}}/series.parquet",
+    log:
+        "logs/{paper}/{experiment}/readings/{reading}/aggregate.log",
+    run:
+        wf.aggregate_experiment(
+            PLAN,
+            wildcards.paper,
+            wildcards.experiment,
+            input.records,
+            Path(output.metrics).parent,
+        )

@@ -14,3 +14,13 @@ TOOLS = Toolchain(
     parsed=SETTINGS.parse,
 )
 TCL_SOURCES = sorted(glob("tcl/**/*.tcl", recursive=True))
+
+
+# Paths hold names only (parameters live in each run's params.json): keep each wildcard to
+# one path segment, so that a reading's folder (<experiment>/readings/<reading>/) never
+# matches the baseline's rules.
+wildcard_constraints:
+    paper="[a-z][a-z0-9_]*",
+    experiment="[a-z][a-z0-9_]*",
+    batch="[0-9]+",
+    reading="[A-Za-z0-9_.=+-]+",

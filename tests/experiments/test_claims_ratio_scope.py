@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from experiments.claims import Verdict, evaluate, evaluate_all
+from experiments.claims import Verdict, combine, evaluate, judge_all
 from experiments.config import ConfigError, load
-from experiments.report import metric_cell, verdict_table
+from experiments.report import claim_table, metric_cell
 
 MINIMAL = Path(__file__).resolve().parents[1] / "configs" / "minimal.yaml"
 
@@ -88,13 +88,14 @@ def test_the_report_shows_a_scope_other_than_all_beside_the_metric():
     scoped = Verdict("c", "T2", "e", "all runs", "core_drops_per_s", "2", "2", "", 1, "pass", scope="group:http")
     assert metric_cell(scoped) == "core_drops_per_s [group:http]"
     assert metric_cell(Verdict("c", "T2", "e", "all runs", "m", "2", "2", "", 1, "pass")) == "m"
-    assert "| core_drops_per_s [group:http] |" in verdict_table([scoped], {})[2]
+    (claim_verdict,) = combine({"id": "c"}, [scoped])
+    assert "| e: core_drops_per_s [group:http] |" in claim_table([claim_verdict], {})[2]
 
 
-def test_evaluate_all_marks_an_experiment_without_metrics_missing_with_its_scope():
+def test_judge_all_marks_an_experiment_without_metrics_missing_with_its_scope():
     doc = {"experiments": {"e": {}}, "claims": [{**RATIO_CLAIM, "scope": "group:ftp"}]}
-    (verdict,) = evaluate_all(doc, {})
-    assert (verdict.verdict, verdict.scope) == ("missing", "group:ftp")
+    (verdict,) = judge_all(doc, {})
+    assert (verdict.verdict, verdict.deciding.scope) == ("missing", "group:ftp")
 
 
 # --- the experiment file: schema and cross-checks ------------------------------------------------

@@ -1,0 +1,164 @@
+"""Readings: the alternatives of a file's open choices, for the sensitivity stage.
+
+A choice names what the paper leaves open and the value we run (the baseline). Its
+alternatives are the other values a careful reader could defend. A *reading* is the
+baseline with one choice set to one alternative (one at a time), or with every choice
+of an `interactions` entry set together (a small factorial). Claims are judged under
+each reading exactly as under the baseline, so the sensitivity table can say which
+verdicts any defensible reading flips.
+
+Two sources of alternatives:
+- path choices (`path` + `alternatives`, or alternatives with `set`): the sensitivity
+  stage makes runs with the value put at the path; they are ordinary runs with their
+  own keys, so the baseline is never run twice;
+- axis choices (`axis` + `baseline`): a matrix axis already runs every reading (for the
+  figures); claims are judged at the baseline level, each other level is a reading, and
+  no extra run is made.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+from experiments.config import axes_of, get_path, level_labels
+
+BASELINE = "baseline"
+QUEUES = "queues."  # paths into the file's named queues start with this
+
+
+@dataclass(frozen=True)
+class Reading:
+    label: str  # baseline, syn=false, syn=false+bound=clip, variant=as_script
+    choices: tuple[tuple[str, str], ...] = ()  # (choice id, alternative label)
+    assignments: dict = field(default_factory=dict)  # dotted path -> value (path choices)
+    axis_levels: dict = field(default_factory=dict)  # axis -> level label (axis choices)
+
+    @property
+    def is_baseline(self) -> bool:
+        return not self.choices
+
+    @property
+    def runs_anew(self) -> bool:
+        """True when the reading needs runs of its own (a path choice); axis readings reuse the matrix's runs."""
+        return bool(self.assignments)
+
+
+def reading_label(pairs) -> str:
+    return "+".join(f"{choice}={alt}" for choice, alt in pairs) or BASELINE
+
+
+def alternative_assignments(choice: dict, alternative: dict) -> dict:
+    """{dotted path: value} that an alternative of a path choice sets."""
+    if "set" in alternative:
+        return dict(alternative["set"])
+    return {choice["path"]: alternative["value"]}
+
+
+def path_choices(doc: dict) -> dict[str, dict]:
+    return {c["id"]: c for c in doc.get("choices", []) if "alternatives" in c}
+
+
+def axis_choices(doc: dict) -> dict[str, dict]:
+    return {c["id"]: c for c in doc.get("choices", []) if "axis" in c}
+
+
+def run_readings(doc: dict) -> list[Reading]:
+    """Every reading that needs runs: each alternative alone, then each interaction's combinations."""
+    choices = path_choices(doc)
+    readings = []
+    for cid, choice in choices.items():
+        for alt in choice["alternatives"]:
+            readings.append(Reading(reading_label([(cid, alt["label"])]), ((cid, alt["label"]),),
+                                    alternative_assignments(choice, alt)))  # fmt: skip
+    for ids in doc.get("interactions", []):
+        options = [[(cid, alt) for alt in choices[cid]["alternatives"]] for cid in ids]
+        for combo in itertools.product(*options):
+            assignments = {}
+            for cid, alt in combo:
+                assignments.update(alternative_assignments(choices[cid], alt))
+            pairs = tuple((cid, alt["label"]) for cid, alt in combo)
+            readings.append(Reading(reading_label(pairs), pairs, assignments))
+    return readings
+
+
+def axis_readings(doc: dict, experiment: str) -> list[Reading]:
+    """The readings an axis choice gives in one experiment: its baseline level first, then each other level."""
+    axes = axes_of(doc["experiments"][experiment])
+    readings = []
+    for cid, choice in axis_choices(doc).items():
+        if choice["axis"] not in axes:
+            continue
+        labels = [str(x) for x in level_labels(axes[choice["axis"]])]
+        for level in labels:
+            if level != str(choice["baseline"]):
+                readings.append(Reading(reading_label([(cid, level)]), ((cid, level),), {}, {choice["axis"]: level}))
+    return readings
+
+
+def reading_axes(doc: dict, experiment: str) -> dict[str, str]:
+    """axis -> baseline level of the axis choices present in an experiment (claims are judged there)."""
+    axes = axes_of(doc["experiments"][experiment])
+    return {c["axis"]: str(c["baseline"]) for c in axis_choices(doc).values() if c["axis"] in axes}
+
+
+def path_exists(doc: dict, experiment: str, dotted: str) -> bool:
+    """Whether a choice's path can be set in an experiment: its parent exists (a named queue's path: the queue is
+    used by the experiment)."""
+    if dotted.startswith(QUEUES):
+        name = dotted.removeprefix(QUEUES).split(".")[0]
+        return name in doc.get("queues", {}) and name in queues_used(doc["experiments"][experiment])
+    parent = dotted.rpartition(".")[0]
+    try:
+        node = get_path(doc["experiments"][experiment]["scenario"], parent) if parent else {}
+    except KeyError:
+        return False
+    return isinstance(node, dict)
+
+
+def queues_used(experiment: dict) -> set[str]:
+    """Names of the named queues an experiment refers to (scenario or matrix levels)."""
+    names = set()
+
+    def visit(node) -> None:
+        if isinstance(node, str):
+            names.add(node)
+        elif isinstance(node, dict):
+            for key, value in node.items():
+                if key.endswith("queue") or isinstance(value, dict | list):  # queue, core_queue, ... or deeper
+                    visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    visit(experiment["scenario"])
+    for axis in axes_of(experiment).values():
+        path = axis.get("path", "")
+        levels = axis["levels"]
+        values = list(levels.values()) if isinstance(levels, dict) else list(levels)
+        if path.endswith("queue"):
+            names.update(v for v in values if isinstance(v, str))
+        elif not path:
+            for level in values:
+                names.update(v for p, v in level.items() if p.endswith("queue") and isinstance(v, str))
+    return names
+
+
+def experiments_of(doc: dict, reading: Reading) -> list[str]:
+    """The experiments a run reading changes: those its choices name (default: every experiment where each path
+    exists), and only those with a claim to judge."""
+    choices = path_choices(doc)
+    out = []
+    for name in doc["experiments"]:
+        if not any(c["experiment"] == name for c in doc.get("claims", [])):
+            continue
+        if all(_applies(doc, choices[cid], name) for cid, _ in reading.choices):
+            out.append(name)
+    return out
+
+
+def _applies(doc: dict, choice: dict, experiment: str) -> bool:
+    if "experiments" in choice:
+        return experiment in choice["experiments"]
+    paths = {p for alt in choice["alternatives"] for p in alternative_assignments(choice, alt)}
+    return all(path_exists(doc, experiment, p) for p in paths)

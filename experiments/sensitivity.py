@@ -1,0 +1,165 @@
+"""The sensitivity table: every reproduction claim judged under the baseline and under each
+reading the file declares (experiments.readings), side by side.
+
+A verdict is evidence only if it survives the readings the paper leaves open. For each
+claim the table gives the baseline verdict and measured value, each reading's verdict
+and value, and the readings that flip the verdict. Per paper, three lists follow:
+- holds under every reading tried: pass or drift under the baseline and every reading;
+- depends on the reading: holds under some, fails under others (the readings named);
+- fails under every reading tried: the strongest evidence that the published result
+  does not reproduce in ns-2.35 with the readings tried.
+A claim whose note blames some choices (`suspects`) is marked confirmed when a reading
+of one of them changes its verdict, not confirmed when none does.
+
+Written as results/SENSITIVITY.md and, machine-readable, results/sensitivity.parquet
+(one row per claim x reading).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from experiments import claims as claims_mod
+from experiments import readings as readings_mod
+from experiments.config import axes_of
+from experiments.report import build_line, load_metrics, write_atomic
+
+HOLDS = {"pass", "drift"}
+COLUMNS = ["paper", "claim", "cell", "experiment", "reading", "choices", "verdict", "measured", "expected"]
+
+
+def claim_readings(doc: dict, experiment: str) -> list[tuple[readings_mod.Reading, dict]]:
+    """(reading, the axis levels its claims are judged at) for every reading of an experiment, baseline first."""
+    base_levels = readings_mod.reading_axes(doc, experiment)
+    out = [(readings_mod.Reading(readings_mod.BASELINE), base_levels)]
+    runs = [r for r in readings_mod.run_readings(doc) if experiment in readings_mod.experiments_of(doc, r)]
+    out += [(r, base_levels) for r in runs]
+    out += [(r, {**base_levels, **r.axis_levels}) for r in readings_mod.axis_readings(doc, experiment)]
+    return out
+
+
+def table(doc: dict, baseline: dict[str, pd.DataFrame], by_reading: dict[str, dict[str, pd.DataFrame]]) -> pd.DataFrame:
+    """One row per reproduction claim (per cell for combine: each) x reading; `by_reading`: run reading label ->
+    experiment -> metrics."""
+    rows = []
+    for claim in doc["claims"]:
+        if claim.get("class", "reproduction") != "reproduction":
+            continue
+        exp = claim["experiment"]
+        axes = list(axes_of(doc["experiments"][exp]))
+        for reading, fixed in claim_readings(doc, exp):
+            metrics = baseline.get(exp) if not reading.runs_anew else by_reading.get(reading.label, {}).get(exp)
+            cells = claims_mod.evaluate(claim, metrics, axes, fixed) if metrics is not None else []
+            judged = claims_mod.combine(claim, cells or [claims_mod.missing(claim)])
+            for cv in judged:
+                rows.append({
+                    "paper": doc["paper"], "claim": cv.claim,
+                    "cell": cv.deciding.group if cv.combine == "each" else "",
+                    "experiment": exp, "reading": reading.label,
+                    "choices": ",".join(f"{c}={a}" for c, a in reading.choices),
+                    "verdict": cv.verdict, "measured": cv.deciding.measured, "expected": cv.deciding.expected,
+                })  # fmt: skip
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def classify(verdicts: dict[str, str]) -> str:
+    """holds / fails / depends / not measured, from {reading: verdict} (missing readings left out)."""
+    measured = {r: v for r, v in verdicts.items() if v != "missing"}
+    if not measured:
+        return "not measured"
+    if all(v in HOLDS for v in measured.values()):
+        return "holds"
+    if all(v == "fail" for v in measured.values()):
+        return "fails"
+    return "depends"
+
+
+def flips(verdicts: dict[str, str]) -> list[str]:
+    """The readings whose verdict differs from the baseline's."""
+    base = verdicts.get(readings_mod.BASELINE)
+    return [r for r, v in verdicts.items() if r != readings_mod.BASELINE and v != base]
+
+
+def _claim_key(row) -> str:
+    return f"{row['claim']} [{row['cell']}]" if row["cell"] else row["claim"]
+
+
+def paper_markdown(doc: dict, rows: pd.DataFrame) -> list[str]:
+    lines = [f"## {doc['paper']}", ""]
+    if rows.empty:
+        return lines + ["No reproduction claims.", ""]
+    rows = rows.assign(key=rows.apply(_claim_key, axis=1))
+    suspects = {c["id"]: c.get("suspects", []) for c in doc["claims"]}
+    lists: dict[str, list[str]] = {"holds": [], "depends": [], "fails": [], "not measured": []}
+    hypotheses = []
+    for exp, part in rows.groupby("experiment", sort=False):
+        order = list(dict.fromkeys(part["reading"]))
+        lines += [f"### {exp}", "", "| claim | " + " | ".join(order) + " | flipped by |", "|---" * (len(order) + 2)
+                  + "|"]  # fmt: skip
+        for key, claim_rows in part.groupby("key", sort=False):
+            verdicts = dict(zip(claim_rows["reading"], claim_rows["verdict"], strict=True))
+            measured = dict(zip(claim_rows["reading"], claim_rows["measured"], strict=True))
+            cells = [f"**{verdicts[r]}** {measured[r]}".strip() if r in verdicts else "-" for r in order]
+            flipped = flips(verdicts)
+            lines.append("| " + " | ".join([key, *cells, ", ".join(flipped) or "none"]).replace("\n", " ") + " |")
+            kind = classify(verdicts)
+            if kind == "depends":
+                holds_in = [r for r, v in verdicts.items() if v in HOLDS]
+                lists[kind].append(f"`{key}`: holds under {', '.join(holds_in)}")
+            else:
+                lists[kind].append(f"`{key}`")
+            blamed = suspects.get(claim_rows["claim"].iloc[0], [])
+            if blamed:
+                hypotheses.append(_hypothesis(key, blamed, claim_rows, flipped))
+        lines.append("")
+    titles = {"holds": "Holds under every reading tried", "depends": "Depends on the reading",
+              "fails": "Fails under every reading tried", "not measured": "Not measured"}  # fmt: skip
+    for kind, title in titles.items():
+        if lists[kind]:
+            lines += [f"**{title}** ({len(lists[kind])}): " + "; ".join(lists[kind]) + ".", ""]
+    if hypotheses:
+        lines += ["**Hypotheses in the notes**", ""] + hypotheses + [""]
+    return lines
+
+
+def _hypothesis(key: str, blamed: list[str], claim_rows: pd.DataFrame, flipped: list[str]) -> str:
+    tried = [r for r in claim_rows["choices"] if any(part.split("=")[0] in blamed for part in r.split(",") if part)]
+    if not tried:
+        return f"- `{key}` blames {', '.join(blamed)}: no alternative of those was run for it."
+    changed = [r for r in flipped if any(part.split("=")[0] in blamed for part in r.split("+"))]
+    if changed:
+        return f"- `{key}` blames {', '.join(blamed)}: confirmed, the verdict changes under {', '.join(changed)}."
+    return f"- `{key}` blames {', '.join(blamed)}: not confirmed, no alternative of those changes the verdict."
+
+
+def write(docs: list[dict], results: str | Path, manifest: str | Path, out_md: str | Path, out_parquet: str | Path,
+          profile: str, run_readings: dict[str, dict[str, list[str]]]) -> None:  # fmt: skip
+    """SENSITIVITY.md and sensitivity.parquet; `run_readings`: paper -> run reading label -> its experiments."""
+    from experiments.aggregate import write_parquet
+
+    results = Path(results)
+    frames, body = [], []
+    for doc in docs:
+        by_reading = {
+            label: load_metrics(doc, results, f"readings/{label}") for label in run_readings.get(doc["paper"], {})
+        }
+        rows = table(doc, load_metrics(doc, results), by_reading)
+        frames.append(rows)
+        body += paper_markdown(doc, rows)
+    head = [
+        "# Sensitivity of the verdicts to the open choices",
+        "",
+        build_line(manifest, profile),
+        "",
+        "Each reproduction claim judged (as in REPORT.md: one verdict per claim) under the baseline, the reading "
+        "chosen where the paper is silent, and under each alternative declared for those choices, one at a time "
+        "(and together where the file asks for interactions). `choice=label` names a reading. A claim that holds "
+        "(pass or drift) under every reading is robust to the choices tried; one that fails under every reading "
+        "is the strongest evidence that the published result does not reproduce here.",
+        "",
+    ]
+    write_atomic(out_md, "\n".join(head + body))
+    table_all = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS)
+    write_parquet(table_all, out_parquet, "sensitivity")
