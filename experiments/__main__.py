@@ -1,4 +1,4 @@
-"""Command line: `python -m experiments validate FILE...` and `python -m experiments runs FILE`."""
+"""Command line: `python -m experiments validate FILE...`, `... runs FILE` and `... metrics`."""
 
 import signal
 import sys

@@ -72,9 +72,15 @@ def ci95(values: pd.Series) -> float:
     return t * values.std(ddof=1) / math.sqrt(n)
 
 
+# A distance exactly at the tolerance is within it; binary floating point must not decide that
+# (0.4 - 0.3 is 0.10000000000000003), so the comparison allows this relative slack.
+_ROUNDING = 1e-9
+
+
 def within(measured: float, expected: float, tolerance: dict) -> bool:
     allowed = tolerance["abs"] if "abs" in tolerance else tolerance["rel"] * abs(expected)
-    return abs(measured - expected) <= allowed
+    scale = max(abs(measured), abs(expected), allowed)
+    return abs(measured - expected) <= allowed + _ROUNDING * scale
 
 
 def describe_tolerance(tolerance: dict) -> str:

@@ -4,41 +4,53 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-from experiments import config, matrix
+from experiments import config, matrix, metric_registry, references
 
 EXIT_BAD_CONFIG = 2
 
 
-def _load_runs(path: str) -> tuple[dict, list[matrix.Run]]:
+def _load_runs(path: str, ns_binary: Path) -> tuple[dict, list[matrix.Run]]:
     doc = config.load(path)
+    references.check(doc, path, ns_binary)  # an absent binary: knob names unchecked, with a note
     return doc, matrix.expand(doc, path)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
     for path in args.files:
-        doc, runs = _load_runs(path)
+        doc, runs = _load_runs(path, args.ns)
         print(f"{path}: ok ({len(doc['experiments'])} experiments, {len(runs)} runs, {len(doc['claims'])} claims)")
     return 0
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    _, runs = _load_runs(args.file)
+    _, runs = _load_runs(args.file, args.ns)
     for run in runs:
         labels = " ".join(f"{k}={v}" for k, v in run.labels.items())
         print(f"{run.experiment} {labels} seed={run.seed}")
     return 0
 
 
+def cmd_metrics(args: argparse.Namespace) -> int:
+    print(metric_registry.markdown(), end="")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m experiments", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    validate = sub.add_parser("validate", help="check experiment files against the schema and each other")
+    ns_help = f"the ns binary whose classes and knobs are checked (default {references.DEFAULT_NS})"
+    validate = sub.add_parser("validate", help="check experiment files against the schema, each other and ns-2")
     validate.add_argument("files", nargs="+")
+    validate.add_argument("--ns", type=Path, default=references.DEFAULT_NS, help=ns_help)
     validate.set_defaults(func=cmd_validate)
     runs = sub.add_parser("runs", help="list the runs an experiment file expands into")
     runs.add_argument("file")
+    runs.add_argument("--ns", type=Path, default=references.DEFAULT_NS, help=ns_help)
     runs.set_defaults(func=cmd_runs)
+    metrics = sub.add_parser("metrics", help="print every metric figures and claims can name, as a markdown table")
+    metrics.set_defaults(func=cmd_metrics)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

@@ -302,6 +302,7 @@ def _check_references(doc: dict, path: Path) -> None:
             if section == "claims":
                 _check_claim_scope(item, experiments[exp_name], exp_name, where, path)
                 _check_claim_combine(item, axes, exp_name, where, path)
+                _check_claim_tolerances(item, where, path)
     ids = [c["id"] for c in doc.get("claims", [])]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
@@ -337,6 +338,38 @@ def _check_claim_scope(claim: dict, experiment: dict, exp_name: str, where: str,
         raise ConfigError(
             f"{path}: {where}.scope: '{group}' is not a flow group of {exp_name}; groups: {', '.join(groups)}"
         )
+
+
+def _allowed(tolerance: dict, expected: float) -> float:
+    return tolerance["abs"] if "abs" in tolerance else tolerance["rel"] * abs(expected)
+
+
+def _check_claim_tolerances(claim: dict, where: str, path: Path) -> None:
+    """A drift band wider than the pass band, a relative tolerance against a non-zero expectation, and a bound's
+    drift threshold beyond (looser than) its threshold: otherwise a verdict could never be drift, or pass."""
+    if "expected" in claim and "pass" in claim and "drift" in claim:
+        expected = claim["expected"]
+        for key in ("pass", "drift"):
+            if "rel" in claim[key] and expected == 0:
+                raise ConfigError(
+                    f"{path}: {where}.{key}: a relative tolerance of an expected 0 allows nothing; use abs"
+                )
+        if _allowed(claim["drift"], expected) <= _allowed(claim["pass"], expected):
+            raise ConfigError(
+                f"{path}: {where}.drift: {claim['drift']} is not wider than pass {claim['pass']} at expected "
+                f"{expected:g}; drift must allow more than pass"
+            )
+    if claim["kind"] == "bound":
+        below = claim["bound"] == "below"
+        looser = (
+            claim["drift_threshold"] > claim["threshold"] if below else claim["drift_threshold"] < claim["threshold"]
+        )
+        if not looser:
+            side = "above" if below else "below"
+            raise ConfigError(
+                f"{path}: {where}.drift_threshold: {claim['drift_threshold']:g} must lie {side} threshold "
+                f"{claim['threshold']:g} for a bound {claim['bound']} (the drift band is looser than the pass band)"
+            )
 
 
 def _check_claim_combine(claim: dict, axes: dict, exp_name: str, where: str, path: Path) -> None:
@@ -415,6 +448,9 @@ def _check_alternatives(doc: dict, choice: dict, where: str, path: Path) -> None
                 f"{path}: {where}.alternatives[{i}]: give 'value' when the choice has a path, 'set' when it has none"
             )
     paths = sorted({p for alt in choice["alternatives"] for p in readings.alternative_assignments(choice, alt)})
+    for p in paths:
+        if p.startswith("queues."):
+            _check_target({}, p, f"{where}.path", path, doc.get("queues", {}))
     named = choice.get("experiments")
     targets = named or [n for n in experiments if all(readings.path_exists(doc, n, p) for p in paths)]
     if not targets:

@@ -1,6 +1,8 @@
 """Metrics of one run, computed from its parquet tables (docs/DESIGN.md §6).
 
-This docstring is the reference list of every metric. Everything is measured over
+The list of metric names, with their scopes, units and what each needs, is
+experiments/metric_registry.py (a test checks that this module produces exactly those);
+this docstring says how each is computed. Everything is measured over
 [warmup, duration] unless said otherwise. Two tidy long tables come out: `metrics` (scope, metric, value)
 with one value per run, and `series` (scope, metric, t, value) per `interval` seconds
 (or per sample, where said), for time-series figures. `scope` is a link name (core0,

@@ -4,8 +4,11 @@ A run executes in a temporary sibling directory and is renamed to
 `<runs>/<key>/` only when ns and the post-processing both succeeded, so a run
 directory that exists is complete and is reused as it is (same key, same bytes). A
 failure leaves `<runs>/<key>.failed/` with params.json, ns's stderr and `rerun.sh`,
-the exact command that reproduces it. Short runs are executed in batches (one
-Snakemake job per batch, DESIGN.md), each run keeping its own key and directory.
+the exact command that reproduces it (the error as its comment), without the big raw
+outputs (packets.tr, queue_monitor.tsv). A later success of the same key (a run found
+complete too) removes `<key>.failed/`: it describes a failure that no longer holds, so
+the two never stand side by side. Short runs are executed in batches (one Snakemake job
+per batch, DESIGN.md), each run keeping its own key and directory.
 """
 
 from __future__ import annotations
@@ -86,6 +89,7 @@ def execute(
     """Run one simulation unless its directory exists; `after` post-processes it in place."""
     final = runs_dir(results, run) / key
     if final.is_dir():
+        _clear_failed(final)
         return Outcome(run, key, final, "cached")
     final.parent.mkdir(parents=True, exist_ok=True)
     work = final.parent / f".{key}.tmp-{os.getpid()}"
@@ -108,8 +112,14 @@ def execute(
     if not problem:
         (work / "stderr.txt").unlink()
         work.rename(final)
+        _clear_failed(final)
         return Outcome(run, key, final, "ran", seconds)
     return _fail(run, key, work, final, tools, problem, seconds)
+
+
+def _clear_failed(final: Path) -> None:
+    """Remove `<key>.failed/` beside a complete `<key>/`: the failure it records no longer holds."""
+    shutil.rmtree(final.with_name(f"{final.name}.failed"), ignore_errors=True)
 
 
 def _fail(run: Run, key: str, work: Path, final: Path, tools: Toolchain, problem: str, seconds: float) -> Outcome:
@@ -118,8 +128,10 @@ def _fail(run: Run, key: str, work: Path, final: Path, tools: Toolchain, problem
     work.rename(failed)
     for name in ("packets.tr", "queue_monitor.tsv"):  # big, and not what a diagnosis needs
         (failed / name).unlink(missing_ok=True)
+    problem = problem.replace(str(work), str(failed))  # a parser's error names the temporary directory
     rerun = shlex.join(ns_command(tools, failed))
-    (failed / "rerun.sh").write_text(f"#!/bin/sh\n# {problem}\n{rerun}\n")
+    comment = "".join(f"# {line}\n" for line in problem.splitlines() or [""])  # a multi-line error stays a comment
+    (failed / "rerun.sh").write_text(f"#!/bin/sh\n{comment}{rerun}\n")
     tail = (failed / "stderr.txt").read_text(errors="replace").strip().splitlines()[-STDERR_TAIL_LINES:]
     labels = " ".join(f"{k}={v}" for k, v in run.labels.items())
     message = (

@@ -155,10 +155,15 @@ class Plan:
         return out
 
 
-def plan(settings: Settings) -> Plan:
+def plan(settings: Settings, ns_binary: Path | None = None) -> Plan:
+    """Every file loaded and every reference in it checked (metrics, figures, ns-2 classes and knobs against
+    `ns_binary`) before anything is scheduled; then the batches of every experiment under every reading."""
+    from experiments import references
+
     files, batches, docs, readings = {}, {}, {}, {}
     for path in settings.experiment_files:
         doc = load(path, settings)
+        references.check(doc, path, ns_binary)
         paper = doc["paper"]
         if paper in files:
             raise config_mod.ConfigError(f"{path}: paper '{paper}' is also defined by {files[paper]}")

@@ -5,7 +5,8 @@
          function: metric_vs_axis, metric: e2e_delay_ms_mean, x: flows_n, hue: queue}
 
 Each point is the mean over seeds of a per-run metric (scope `all`), with its 95 %
-confidence interval over seeds.
+bootstrap confidence interval over seeds, seeded like every figure module's
+(figures.common.BOOT_SEED): the same tables give the same PNG bytes.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import seaborn as sns
 
-from figures.common import ExperimentData, select  # sets the Agg backend before any figure exists
+from figures.common import BOOT_SEED, CI_BAND, ExperimentData, save_figure, select  # sets the Agg backend first
 
 
 def metric_vs_axis(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
@@ -30,14 +31,9 @@ def metric_vs_axis(data: ExperimentData, out: Path, artifact: dict) -> list[Path
         raise ValueError(f"{artifact['id']}: no values of metric '{metric}' in {artifact['experiment']}")
     seeds = rows["seed"].nunique()
     fig, ax = plt.subplots(figsize=(6, 4))
-    sns.lineplot(data=rows, x=x, y="value", hue=hue, marker="o", errorbar=("ci", 95), ax=ax)
+    sns.lineplot(data=rows, x=x, y="value", hue=hue, marker="o", errorbar=CI_BAND, seed=BOOT_SEED, ax=ax)
     ax.set_xlabel(x)
     ax.set_ylabel(metric)
     ax.set_title(artifact.get("caption", f"{metric} vs {x}") + f"\n(mean over {seeds} seeds, 95 % CI)", fontsize=9)
     fig.tight_layout()
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    png = out.with_suffix(".png")
-    fig.savefig(png, dpi=120, metadata={"Software": None})
-    plt.close(fig)
-    return [png]
+    return save_figure(fig, Path(out))

@@ -206,12 +206,18 @@ def _scoped(metrics: pd.DataFrame, columns: Sequence[tuple]) -> tuple[pd.DataFra
     return pd.concat(parts, ignore_index=True), out_columns
 
 
+def _in_order(rows: pd.DataFrame, axis: str, wanted: list[str]) -> dict:
+    """cell_stats' `preferred` for the artifact's levels, in its order (labels are text; the axis' values may not)."""
+    present = list(dict.fromkeys(rows[axis].tolist()))
+    return {axis: [v for w in wanted for v in present if str(v) == w]}
+
+
 def _metric_table(data, out, artifact, columns, axis="queue") -> list[Path]:
     rows = select(data.metrics, artifact.get("where", {}))
     axis, wanted = _hue(data, {**artifact, "hue": artifact.get("hue", axis)}, rows)
     rows = rows[rows[axis].astype(str).isin(wanted)]
     scoped, md_columns = _scoped(rows, columns)
-    frame = cell_stats(scoped, [axis], [key for key, _, _ in md_columns], {axis: data.levels.get(axis, ())})
+    frame = cell_stats(scoped, [axis], [key for key, _, _ in md_columns], _in_order(rows, axis, wanted))
     lines = [f"**{artifact.get('caption', artifact['id'])}**", ""]
     lines += cell_stats_markdown(frame, [axis], md_columns)
     lines += ["", f"Mean ± 95 % confidence half-width over seeds; {where_text(artifact) or 'all runs'}."]
@@ -241,7 +247,7 @@ def objects_table(data: ExperimentData, out: Path, artifact: dict) -> list[Path]
     rows = rows[(rows["metric"] == "objects_completed") & (rows["scope"] == "all")]
     axis, wanted = _hue(data, artifact, rows)
     frame = cell_stats(rows[rows[axis].astype(str).isin(wanted)], [axis], ["objects_completed"],
-                       {axis: data.levels.get(axis, ())})  # fmt: skip
+                       _in_order(rows, axis, wanted))  # fmt: skip
     base = frame["objects_completed"].iloc[0]
     frame["improvement_pct"] = (frame["objects_completed"] / base - 1) * 100
     body = [

@@ -2,6 +2,11 @@
 
 Each trace is read in blocks by pyarrow's streaming CSV reader, optionally in a few line-aligned byte ranges in
 parallel; nothing holds a whole trace in memory. See docs/DESIGN.md, sections 3 to 6.
+
+Malformed input is one ValueError naming the file and the line (parsers/lines.py): a line with the wrong number of
+fields or a field not of its column's type, a meta.json link without its fields or with an unknown role, and a
+truncated last line (no final newline: ns was killed while writing). The last is an error for the whole run, not a
+line dropped with a warning: what is left of a cut line can still parse, with a wrong value.
 """
 
 from parsers.flow_sums import flow_sums

@@ -4,6 +4,10 @@
 own thread (the parsing runs without the GIL) and feeds every record batch to that range's collectors. Collectors
 only see batches; how their partial results combine is up to them (all we need is commutative: sums and
 concatenations that are joined or sorted afterwards).
+
+A malformed trace is an error naming the file and the line (parsers/lines.py): a truncated last line (ns killed
+while writing), a line without 12 fields, or a field that is not of its column's type (an empty or `NA` field, which
+the CSV reader would take for null, included). Collectors never see a null in a trace column.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from typing import Protocol
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
+
+from parsers.lines import malformed, null_columns, require_complete
 
 TRACE_SCHEMA = pa.schema(
     [
@@ -125,17 +131,30 @@ def scan_trace(
     block_size: int = DEFAULT_BLOCK_SIZE,
 ) -> list[list[Collector]]:
     """One pass over the trace; returns, per byte range, the collectors `make_collectors()` made for it."""
+    require_complete(path)
     ranges = line_aligned_ranges(path, workers or default_workers(path))
+    read: set[str] = set()
 
     def scan(byte_range: tuple[int, int] | None) -> list[Collector]:
         collectors = make_collectors()
         columns = [c for c in TRACE_SCHEMA.names if any(c in k.columns for k in collectors)]
+        read.update(columns)
         for batch in read_trace(path, columns, byte_range, block_size):
+            if null_columns(batch):
+                raise _NullField
             for collector in collectors:
                 collector.add(batch)
         return collectors
 
-    if len(ranges) <= 1:
-        return [scan(ranges[0] if ranges else None)]
-    with ThreadPoolExecutor(len(ranges), thread_name_prefix="ns2-trace") as pool:
-        return list(pool.map(scan, ranges))
+    try:
+        if len(ranges) <= 1:
+            return [scan(ranges[0] if ranges else None)]
+        with ThreadPoolExecutor(len(ranges), thread_name_prefix="ns2-trace") as pool:
+            return list(pool.map(scan, ranges))
+    except (pa.ArrowInvalid, _NullField) as exc:  # the reader's "Row #n" counts within one byte range
+        cause = exc if isinstance(exc, pa.ArrowInvalid) else None
+        raise malformed(path, cause, schema=TRACE_SCHEMA, delimiter=" ", columns=read) from exc
+
+
+class _NullField(Exception):
+    """A batch with a null: a field the reader took for missing (empty, `NA`), found again by bad_line."""

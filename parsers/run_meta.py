@@ -22,6 +22,29 @@ class Link:
     fid: int | None = None  # the flow of an entry or exit link
 
 
+def _node(entry: dict, key: str, where: str) -> int:
+    value = entry[key]
+    if isinstance(value, bool) or not isinstance(value, int | str) or not str(value).isdigit():
+        raise ValueError(f"{where}: {key!r} is not a node id: {value!r}")
+    return int(value)
+
+
+def _link(entry: dict, where: str) -> Link:
+    """One entry of meta.json's `links`; `where` names it in errors (file, index and, once known, name)."""
+    if not isinstance(entry, dict):
+        raise ValueError(f"{where}: not an object: {entry!r}")
+    where = f"{where} ({entry.get('name', '?')})"
+    missing = [key for key in ("name", "from", "to", "role") if key not in entry]
+    if missing:
+        raise ValueError(f"{where}: missing {', '.join(map(repr, missing))}")
+    if entry["role"] not in ROLES:
+        raise ValueError(f"{where}: unknown link role {entry['role']!r}; known: {list(ROLES)}")
+    fid = entry.get("fid")
+    if fid is not None and (isinstance(fid, bool) or not isinstance(fid, int)):
+        raise ValueError(f"{where}: 'fid' is not a flow id: {fid!r}")
+    return Link(str(entry["name"]), _node(entry, "from", where), _node(entry, "to", where), entry["role"], fid)
+
+
 class LinkTable:
     """Maps a trace row's (from, to) to the index of a named link, its role and its flow."""
 
@@ -40,9 +63,14 @@ class LinkTable:
 
     @classmethod
     def from_meta(cls, meta_path: str | Path) -> LinkTable:
-        meta = json.loads(Path(meta_path).read_text())
-        links = [Link(d["name"], int(d["from"]), int(d["to"]), d["role"], d.get("fid")) for d in meta["links"]]
-        return cls(links)
+        """The links of a meta.json; a malformed one is an error naming the file and the link."""
+        try:
+            meta = json.loads(Path(meta_path).read_text())
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{meta_path}: not valid JSON: {exc}") from exc
+        if not isinstance(meta, dict) or not isinstance(meta.get("links"), list):
+            raise ValueError(f"{meta_path}: no 'links' list (DESIGN.md section 3)")
+        return cls([_link(entry, f"{meta_path}: links[{i}]") for i, entry in enumerate(meta["links"])])
 
     def index(self, src: pa.Array, dst: pa.Array) -> pa.Array:
         """Index of each (src, dst) pair among the links (int32), null where it is no named link."""

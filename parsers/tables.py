@@ -108,6 +108,8 @@ SCHEMAS: dict[str, pa.Schema] = {
         ]
     ),
 }
+# Columns of the TSV files that may be missing: `nan` there is read as null (DESIGN.md section 6).
+NULLABLE: dict[str, tuple[str, ...]] = {"objects": ("end",)}
 TRACE_KINDS = ("journeys", "hops", "flow_sums")  # the tables read from packets.tr
 TSV_KINDS = ("objects", "core_bins", "core_drops", "core_delays")  # read from <kind>.tsv when the run has one
 KINDS = tuple(SCHEMAS)

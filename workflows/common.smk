@@ -5,7 +5,7 @@ from experiments import workflow as wf
 from experiments.simulate import Toolchain
 
 SETTINGS = wf.Settings.from_config(config)
-PLAN = wf.plan(SETTINGS)
+PLAN = wf.plan(SETTINGS, Path("build/ns2/ns"))
 RESULTS = str(SETTINGS.results)
 TOOLS = Toolchain(
     ns=Path("build/ns2/ns"),

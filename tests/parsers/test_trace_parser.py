@@ -202,7 +202,7 @@ def test_empty_trace_gives_empty_typed_tables(tmp_path, links):
 def test_malformed_line_is_reported(tmp_path):
     path = tmp_path / "bad.tr"
     path.write_text("+ 0.1 2 0 tcp 1040 ------- 1 2.0 3.0 0 0\nv 0.2 cwnd_ 3\n")
-    with pytest.raises(ValueError, match="Expected 12 columns"):
+    with pytest.raises(ValueError, match=r"bad\.tr: line 2: expected 12 fields, got 4"):  # more: test_malformed.py
         flow_sums(path)
 
 
@@ -233,5 +233,5 @@ def test_flow_sums_with_far_apart_fids(tmp_path):
 def test_event_longer_than_one_character_is_an_error(tmp_path):
     path = tmp_path / "long_event.tr"
     path.write_text("++ 0.1 2 0 tcp 1040 ------- 1 2.0 3.0 0 0\n")
-    with pytest.raises(ValueError, match="fixed_size_binary"):
+    with pytest.raises(ValueError, match=r"long_event\.tr: line 1: event: '\+\+' is not one character"):
         flow_sums(path)

@@ -51,3 +51,81 @@ def test_failed_run(tools, tmp_path):
     second = simulate.run_batch([bad, good], tmp_path, tools, progress=lines.append)
     assert [o.status for o in second] == ["failed", "cached"]
     assert not list(runs_dir.glob(".*.tmp-*")), "no temporary directory left behind"
+
+
+# A stand-in for ns (`ns driver.tcl <run dir>`): fails while <state>/fail exists, else writes a run's raw outputs.
+FAKE_NS = """#!/bin/sh
+if [ -e "{state}/fail" ]; then echo "ns2-repro: core_queue: no knob thresh" >&2; exit 3; fi
+echo '{{"links": []}}' > "$2/meta.json"
+printf 'time\\tlink\\n' > "$2/queue_monitor.tsv"
+echo '+ 0.1 2 0 tcp 1040 ------- 1 2.0 3.0 0 0' > "$2/packets.tr"
+"""
+
+
+@pytest.fixture
+def fake_tools(tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    ns = tmp_path / "fake-ns"
+    ns.write_text(FAKE_NS.format(state=state))
+    ns.chmod(0o755)
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text('{"binary": {"sha256": "fake"}}\n')
+    return simulate.Toolchain(ns=ns, manifest=manifest, driver=REPO / "tcl" / "driver.tcl"), state
+
+
+def one_run() -> matrix.Run:
+    return matrix.Run("p", "e", {"case": "one"}, 1, {"seed": 1, "duration": 1.0})
+
+
+def test_success_after_a_failure_removes_the_stale_failed_dir(fake_tools, tmp_path):
+    tools, state = fake_tools
+    (state / "fail").touch()
+    results = tmp_path / "results"
+    run = one_run()
+    key = simulate.key_of(run, tools)
+    first = simulate.execute(run, key, results, tools)
+    assert first.status == "failed" and first.directory.name == f"{key}.failed"
+    assert "no knob thresh" in (first.directory / "stderr.txt").read_text()
+    (state / "fail").unlink()  # the cause is fixed (say, a flaky disk), the same key runs again
+    second = simulate.execute(run, key, results, tools)
+    assert second.status == "ran" and (second.directory / "meta.json").is_file()
+    assert sorted(p.name for p in simulate.runs_dir(results, run).iterdir()) == [key], "no stale .failed beside it"
+
+
+def test_a_complete_run_found_cached_also_clears_a_stale_failed_dir(fake_tools, tmp_path):
+    tools, _ = fake_tools
+    results, run = tmp_path / "results", one_run()
+    key = simulate.key_of(run, tools)
+    assert simulate.execute(run, key, results, tools).status == "ran"
+    stale = simulate.runs_dir(results, run) / f"{key}.failed"  # as left by an older version of this module
+    stale.mkdir()
+    assert simulate.execute(run, key, results, tools).status == "cached"
+    assert not stale.exists()
+
+
+def test_a_parser_that_throws_fails_the_run(fake_tools, tmp_path):
+    tools, _ = fake_tools
+    results, run = tmp_path / "results", one_run()
+    key = simulate.key_of(run, tools)
+
+    def after(run, key, directory):
+        assert (directory / "packets.tr").is_file()  # ns succeeded: the parser sees the raw outputs
+        raise ValueError(f"{directory}/packets.tr: line 7: expected 12 fields\nsecond line of the message")
+
+    outcome = simulate.execute(run, key, results, tools, after)
+    runs = simulate.runs_dir(results, run)
+    assert outcome.status == "failed" and outcome.directory == runs / f"{key}.failed"
+    assert not (runs / key).exists(), "no run directory for a run whose parsing failed"
+    assert not list(runs.glob(".*.tmp-*")), "no temporary directory left behind"
+    assert "post-processing failed: ValueError:" in outcome.message and "expected 12 fields" in outcome.message
+    assert f"{key}.failed/packets.tr: line 7" in outcome.message, "the error names the failed dir, not the temp dir"
+    assert not (outcome.directory / "packets.tr").exists(), "the raw trace is removed from the failed dir"
+    assert (outcome.directory / "params.json").is_file() and (outcome.directory / "meta.json").is_file()
+    rerun = (outcome.directory / "rerun.sh").read_text().splitlines()
+    assert rerun[0] == "#!/bin/sh" and rerun[-1] in outcome.message
+    comments = rerun[1:-1]
+    assert comments and all(line.startswith("# ") for line in comments), "every line of the error is a comment"
+    assert "expected 12 fields" in "\n".join(comments) and "second line of the message" in "\n".join(comments)
+    again = subprocess.run(["sh", str(outcome.directory / "rerun.sh")], capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr  # reruns ns (which succeeds) and nothing else

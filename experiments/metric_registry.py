@@ -1,0 +1,188 @@
+"""The one list of metric names: every metric experiments/metrics.py produces, with its scopes, unit, meaning
+and what a run needs to have it. Claims and figures are checked against it before any run
+(experiments/references.py); `python -m experiments metrics` prints it as a markdown table.
+
+Everything is measured over [warmup, duration] (the core_log metrics over [warmup, duration)).
+Percentiles (_p<q>, _median) are pandas' Series.quantile with its default linear interpolation.
+tests/experiments/test_metric_registry.py checks that this list and metrics.py agree.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Scopes a metric can have (the `scope` column of metrics.parquet).
+LINK, ALL, GROUP, FLOW = "core<i>", "all", "group:<name>", "flow<fid>"
+
+# What a run must have for a metric to exist, as the experiment file says it.
+PACKET_TRACE = "packet_trace"  # monitors.packet_trace true (the default): tables hops and journeys
+TCP_FLOWS = "tcp_flows"  # a flow group of kind ftp: flows.tsv
+HTTP_FLOWS = "http_flows"  # a flow group of kind http: objects.tsv
+CORE_LOG = "core_log"  # monitors.core_log: core_bins.tsv, core_drops.tsv, core_delays.tsv
+NEEDS = {
+    PACKET_TRACE: "the packet trace (`monitors.packet_trace` true, the default)",
+    TCP_FLOWS: "TCP flows (a flow group of kind ftp: flows.tsv)",
+    HTTP_FLOWS: "http flows (a flow group of kind http: objects.tsv)",
+    CORE_LOG: "`monitors.core_log`",
+}
+
+# Must equal metrics.CORE_VAR_WINDOWS_S and metrics.HINT_LEVELS (a test checks); kept here so that
+# validating a file does not import pandas.
+CORE_VAR_WINDOWS_S = (100, 500, 1000)
+HINT_LEVELS = range(1, 11)
+OBJECT_DELAY_PERCENTILES = (70, 90, 95)
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str  # the name, or its form with <placeholders> when `pattern` is set
+    scopes: tuple[str, ...]
+    unit: str
+    description: str
+    needs: tuple[str, ...] = ()
+    pattern: str | None = None  # a regular expression every name of the family matches in full
+
+    def matches(self, name: str) -> bool:
+        return name == self.name if self.pattern is None else re.fullmatch(self.pattern, name) is not None
+
+
+def _link_metrics() -> list[Metric]:
+    """Per monitored core link, from the queue monitor (and the per-hop trace for the delay)."""
+    return [
+        Metric("utilization_pct", (LINK,), "%", "bytes departed x 8 / (seconds x link bandwidth) x 100"),
+        Metric("drop_pct", (LINK,), "%", "packets dropped / packets arrived x 100"),
+        Metric("queue_bytes_mean", (LINK,), "bytes", "mean of the sampled queue length"),
+        Metric("queue_pkts_mean", (LINK,), "packets", "mean of the sampled queue length"),
+        Metric("queue_pkts_std", (LINK,), "packets", "population standard deviation (ddof 0) of the sampled queue"),
+        Metric("queue_pkts_max", (LINK,), "packets", "largest sampled queue length"),
+        Metric("queue_pkts_min", (LINK,), "packets", "smallest sampled queue length"),
+        Metric("queue_empty_pct", (LINK,), "%", "samples with an empty queue (0 packets) / samples x 100"),
+        Metric(
+            "queue_osc_hz",
+            (LINK,),
+            "1/s",
+            "upward crossings of the mean queue length (a sample below queue_pkts_mean followed by one at or "
+            "above it) per second between the window's first and last sample",
+        ),
+        Metric(
+            "queue_delay_ms_mean",
+            (LINK,),
+            "ms",
+            "mean time from enqueue to dequeue of the packets not dropped",
+            (PACKET_TRACE,),
+        ),
+    ]
+
+
+def _bottleneck_copies(link_metrics: list[Metric]) -> list[Metric]:
+    """The first core link (core0, where every flow enters the core) again, as bottleneck_<metric> of scope all."""
+    return [
+        Metric(f"bottleneck_{m.name}", (ALL,), m.unit, f"{m.name} of core0: {m.description}", m.needs)
+        for m in link_metrics
+    ]
+
+
+_E2E = (PACKET_TRACE,)
+_E2E_NOTE = "data packets from entry link to exit link (a TCP connection's header-only SYN is not data)"
+_TCP = (TCP_FLOWS,)
+_HTTP = (HTTP_FLOWS,)
+_CORE = (CORE_LOG,)
+_WINDOW_ENDS = "between the flows.tsv samples nearest warmup and duration"
+
+_OTHER_METRICS = [
+    Metric("e2e_delay_ms_mean", (ALL, FLOW), "ms", f"mean end-to-end delay of every delivered packet; {_E2E_NOTE}",
+           _E2E),
+    Metric("e2e_delay_ms_std", (ALL, FLOW), "ms", "population standard deviation of the same delays", _E2E),
+    Metric("e2e_loss_pct_mean", (ALL, FLOW), "%",
+           "mean over the 1-s bins of entry time of each bin's dropped / (dropped + delivered) x 100; packets "
+           "still in flight at the end are neither", _E2E),
+    Metric("e2e_loss_pct_std", (ALL, FLOW), "%", "population standard deviation of the same per-bin loss", _E2E),
+    Metric("e2e_packets", (ALL, FLOW), "packets", "data packets counted (dropped or delivered)", _E2E),
+    Metric("goodput_Bps", (FLOW, ALL, GROUP), "bytes/s",
+           f"payload bytes delivered in order {_WINDOW_ENDS} / the seconds between them; all and groups: the "
+           "sum over their flows (system goodput)", _TCP),
+    Metric("cwnd_mean", (FLOW,), "packets", "mean sampled cwnd_ over the window", _TCP),
+    Metric("retransmits", (FLOW,), "packets", f"packets retransmitted {_WINDOW_ENDS}", _TCP),
+    Metric("goodput_per_flow_Bps", (ALL, GROUP), "bytes/s", "mean of the flows' goodput_Bps", _TCP),
+    Metric("fairness_jain", (ALL, GROUP), "1", "Jain's index of the flows' goodputs, (sum x)^2 / (n sum x^2)", _TCP),
+    Metric("fairness_worst", (ALL, GROUP), "1", "worst-case fairness of the flows' goodputs, min x / max x", _TCP),
+    Metric("objects_completed", (ALL, GROUP), "objects",
+           "http objects whose last byte was acknowledged within [warmup, duration]", _HTTP),
+    Metric("objects_per_s", (ALL, GROUP), "objects/s", "objects_completed / seconds of the window", _HTTP),
+    Metric("object_delay_s_mean", (ALL, GROUP), "s",
+           "mean time from a completed object's start to its last acknowledgement", _HTTP),
+    Metric("object_delay_s_median", (ALL, GROUP), "s", "median of the same", _HTTP),
+    Metric("object_delay_s_p<q>", (ALL, GROUP), "s",
+           f"q-th percentile of the same, q in {', '.join(map(str, OBJECT_DELAY_PERCENTILES))}", _HTTP,
+           rf"object_delay_s_p({'|'.join(map(str, OBJECT_DELAY_PERCENTILES))})"),
+    Metric("objects_unfinished", (ALL, GROUP), "objects", "objects still in progress when the run ended", _HTTP),
+    Metric("objects_share_pct", (GROUP,), "%", "the group's objects_completed / all's x 100 (nan if none)", _HTTP),
+    Metric("core_arrivals_per_s", (ALL, GROUP), "packets/s",
+           "packets arriving at core0's queue / window seconds (core_bins)", _CORE),
+    Metric("core_drops_per_s", (ALL, GROUP), "packets/s", "packets dropped at core0 / window seconds", _CORE),
+    Metric("core_drop_ratio_pct", (ALL, GROUP), "%", "drops / arrivals at core0 x 100 (nan without arrivals)",
+           _CORE),
+    Metric("core_cwnd_hint_mean", (ALL, GROUP), "packets",
+           "mean cwnd hint of the packets arriving at core0 that carry one (hint > 0)", _CORE),
+    Metric("core_utilization", (ALL, GROUP), "fraction",
+           "bytes departed at core0's far end x 8 / (core link bandwidth x window seconds); groups add up to all",
+           _CORE),
+    Metric("core_drops_per_s_var", (ALL, GROUP), "(packets/s)^2",
+           "sample variance (ddof 1) of the per-bin drop rate over the window's bins, a bin without drops as 0",
+           _CORE),
+    Metric("core_drops_per_s_var@<a>-<b>", (ALL, GROUP), "(packets/s)^2",
+           "the same over the bins starting in [a, b), for every aligned window of L = "
+           f"{', '.join(map(str, CORE_VAR_WINDOWS_S))} s from time 0 (a = k x L, b = a + L <= duration), "
+           "whatever the warm-up", _CORE, r"core_drops_per_s_var@(\d+)-(\d+)"),
+    Metric("core_drop_qlen_mean", (ALL, GROUP), "packets", "mean queue length the arrivals dropped at core0 found",
+           _CORE),
+    Metric("core_drop_qlen_p95", (ALL, GROUP), "packets", "95th percentile of the same", _CORE),
+    Metric("core_drop_qlen_max", (ALL, GROUP), "packets", "largest of the same", _CORE),
+    Metric("core_drop_hint_mean", (ALL, GROUP), "packets", "mean cwnd hint of the dropped packets that carry one",
+           _CORE),
+    Metric("core_drop_hint_min", (ALL, GROUP), "packets", "smallest of the same", _CORE),
+    Metric("core_drop_hint_le<k>_pct", (ALL, GROUP), "%",
+           f"k = {HINT_LEVELS[0]}..{HINT_LEVELS[-1]}: dropped packets with a hint <= k / those with a hint x 100 "
+           "(nan when none carried one)", _CORE, rf"core_drop_hint_le({'|'.join(map(str, HINT_LEVELS))})_pct"),
+    Metric("core_delay_s_mean", (ALL, GROUP, FLOW), "s",
+           "mean time from creation at the source agent to departure at core0's far end, over the TCP data "
+           "packets of the first flow of each group", _CORE),
+    Metric("core_delay_s_p90", (ALL, GROUP, FLOW), "s", "90th percentile of the same", _CORE),
+    Metric("core_delay_s_p99", (ALL, GROUP, FLOW), "s", "99th percentile of the same", _CORE),
+]  # fmt: skip
+
+METRICS: tuple[Metric, ...] = (*_link_metrics(), *_bottleneck_copies(_link_metrics()), *_OTHER_METRICS)
+
+
+def lookup(name: str) -> Metric | None:
+    """The registry entry a metric name belongs to (a pattern's family included), or None."""
+    return next((metric for metric in METRICS if metric.matches(name)), None)
+
+
+def names() -> list[str]:
+    """Every entry's name as listed (patterned families with their <placeholders>)."""
+    return [metric.name for metric in METRICS]
+
+
+def scope_kind(scope: str) -> str | None:
+    """The registry scope a concrete scope belongs to: core0 -> core<i>, group:ftp -> group:<name>, ..."""
+    if scope == "all":
+        return ALL
+    if scope.startswith("group:"):
+        return GROUP
+    for kind, regex in ((FLOW, r"flow\d+"), (LINK, r"core\d+")):
+        if re.fullmatch(regex, scope):
+            return kind
+    return None
+
+
+def markdown() -> str:
+    """The registry as a markdown table (`python -m experiments metrics`)."""
+    lines = ["| metric | scopes | unit | needs | what |", "|---|---|---|---|---|"]
+    for metric in METRICS:
+        needs = ", ".join(metric.needs) or "-"
+        scopes = ", ".join(f"`{scope}`" for scope in metric.scopes)
+        lines.append(f"| `{metric.name}` | {scopes} | {metric.unit} | {needs} | {metric.description} |")
+    legend = "; ".join(f"`{key}`: {text}" for key, text in NEEDS.items())
+    return "\n".join([*lines, "", f"Needs: {legend}. Scope `core<i>` is the core link Ci -> Ci+1."]) + "\n"

@@ -1,0 +1,353 @@
+"""Every reference of an experiment file checked before any run: metrics, figure and table entries, ns-2 classes
+and knobs. `check` raises one ConfigError (one line: the file, the key path, what is allowed) for the first problem.
+
+config.load has already checked the schema, named queues, matrix paths and the `where` of claims, figures and
+tables; this module adds what needs the metric registry, the figure modules' source or the ns binary.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from experiments import metric_registry as registry
+from experiments import readings
+from experiments.config import ConfigError, axes_of, level_labels, unshared
+from experiments.matrix import DEFAULT_APPS, assign, axis_levels, cells, gaimd_knobs, set_path
+from experiments.ns_knobs import KnobCatalog, KnobQueryError
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_NS = REPO / "build" / "ns2" / "ns"
+# Per-run tables a distribution figure may read (`table:`) and what the run needs to have each.
+RUN_TABLES = {
+    "queue": (),
+    "hops": (registry.PACKET_TRACE,),
+    "journeys": (registry.PACKET_TRACE,),
+    "flow_sums": (registry.PACKET_TRACE,),
+    "flows": (registry.TCP_FLOWS,),
+    "objects": (registry.HTTP_FLOWS,),
+    "core_bins": (registry.CORE_LOG,),
+    "core_drops": (registry.CORE_LOG,),
+    "core_delays": (registry.CORE_LOG,),
+}
+# The base class of each role of a flow group, per kind: tcl/lib/traffic.tcl's FLOW_KINDS.
+FLOW_BASES = {
+    "ftp": {"agent": "Agent/TCP", "sink": "Agent/TCPSink", "app": "Application/FTP"},
+    "pareto": {"agent": "Agent/UDP", "sink": "Agent", "app": "Application/Traffic/Pareto"},
+    "cbr": {"agent": "Agent/UDP", "sink": "Agent", "app": "Application/Traffic/CBR"},
+    "http": {"agent": "Agent/TCP", "sink": "Agent/TCPSink"},
+}
+_FLOW_KIND_OF_NEED = {registry.TCP_FLOWS: "ftp", registry.HTTP_FLOWS: "http"}
+
+
+def check(doc: dict, path: str | Path, ns_binary: Path | None) -> None:
+    """Check a loaded experiment file (config.load's result); ConfigError for the first bad reference.
+
+    Without an ns binary (None, or not built yet) the knob names are not checked; one line on stderr says so.
+    """
+    path = Path(path)
+    experiments = doc["experiments"]
+    for index, claim in enumerate(doc.get("claims", [])):
+        where = f"claims[{index}]"
+        exp = experiments[claim["experiment"]]
+        scenario = scenario_at(exp, claim.get("where", {}))
+        check_metric(claim["metric"], claim.get("scope", "all"), scenario, exp, f"{where}.metric", path)
+    for section in ("figures", "tables"):
+        for index, artifact in enumerate(doc.get(section, [])):
+            check_artifact(artifact, doc, f"{section}[{index}]", path)
+    if ns_binary is None or not Path(ns_binary).is_file():
+        missing = ns_binary or DEFAULT_NS
+        print(
+            f"note: {path}: no ns binary at {missing} (`make ns2`); class and knob names not checked", file=sys.stderr
+        )
+        return
+    check_knobs(doc, path, Path(ns_binary))
+
+
+# --- metrics -----------------------------------------------------------------
+
+
+def scenario_at(experiment: dict, where: dict) -> dict:
+    """The scenario a claim or figure reads: the baseline with the levels its `where` fixes applied.
+
+    A metric's needs (packet trace, core_log, flow kinds) are judged on it. A matrix level may turn a
+    need on or off; an axis the entry leaves free is judged by the baseline scenario, since its levels
+    differ from run to run.
+    """
+    scenario = unshared(experiment["scenario"])
+    axes = axes_of(experiment)
+    for axis_name, label in where.items():
+        for level, assignments in axis_levels(axes[axis_name]):
+            if str(level) == str(label):
+                for dotted, value in assignments.items():
+                    set_path(scenario, dotted, value)
+    return scenario
+
+
+def check_metric(name: str, scope: str, scenario: dict, experiment: dict, where: str, path: Path) -> None:
+    """The metric exists, has the scope, and the scenario gives the runs what it needs."""
+    metric = registry.lookup(name)
+    if metric is None:
+        near = difflib.get_close_matches(name, registry.names(), n=1, cutoff=0.6)
+        hint = f"did you mean '{near[0]}'? " if near else ""
+        raise ConfigError(
+            f"{path}: {where}: unknown metric '{name}'; {hint}known: the metrics of `python -m experiments metrics`"
+        )
+    kind = registry.scope_kind(scope)
+    if kind not in metric.scopes:
+        copy = f"bottleneck_{name}"
+        hint = f" (core0's as scope all: '{copy}')" if kind == registry.ALL and registry.lookup(copy) else ""
+        raise ConfigError(
+            f"{path}: {where}: {name} has no scope '{scope}'{hint}; its scopes: {', '.join(metric.scopes)}"
+        )
+    if kind == registry.LINK:
+        _check_link(scope, scenario, name, where, path)
+    if metric.name == "core_drops_per_s_var@<a>-<b>":
+        _check_variance_window(name, experiment["duration"], where, path)
+    for need in metric.needs:
+        _check_need(need, scope, scenario, f"{where}: {name}", path)
+
+
+def _check_link(scope: str, scenario: dict, name: str, where: str, path: Path) -> None:
+    links = scenario["topology"].get("core_nodes", 2) - 1
+    if int(scope.removeprefix("core")) >= links:
+        raise ConfigError(f"{path}: {where}: {name} of '{scope}': the scenario's core links are core0..core{links - 1}")
+
+
+def _check_variance_window(name: str, duration: float, where: str, path: Path) -> None:
+    start, end = map(int, re.fullmatch(r"core_drops_per_s_var@(\d+)-(\d+)", name).groups())
+    length = end - start
+    if length not in registry.CORE_VAR_WINDOWS_S or start % length or end > duration:
+        raise ConfigError(
+            f"{path}: {where}: {name} is not a measured window; allowed: @<a>-<b> with b - a in "
+            f"{', '.join(map(str, registry.CORE_VAR_WINDOWS_S))} s, a a multiple of b - a and b <= duration "
+            f"({duration:g} s)"
+        )
+
+
+def _check_need(need: str, scope: str, scenario: dict, what: str, path: Path) -> None:
+    monitors = scenario.get("monitors", {})
+    if need == registry.PACKET_TRACE and not monitors.get("packet_trace", True):
+        raise ConfigError(f"{path}: {what} needs {registry.NEEDS[need]}; the scenario has monitors.packet_trace false")
+    if need == registry.CORE_LOG and "core_log" not in monitors:
+        raise ConfigError(f"{path}: {what} needs {registry.NEEDS[need]}; the scenario's monitors have no core_log")
+    if need in _FLOW_KIND_OF_NEED:
+        kind, groups = _FLOW_KIND_OF_NEED[need], scenario["flows"]
+        if scope.startswith("group:"):
+            group = scope.removeprefix("group:")
+            if group in groups and groups[group]["kind"] != kind:
+                raise ConfigError(
+                    f"{path}: {what} of {scope} needs a flow group of kind {kind}; '{group}' is {groups[group]['kind']}"
+                )
+        elif not any(group["kind"] == kind for group in groups.values()):
+            raise ConfigError(
+                f"{path}: {what} needs {registry.NEEDS[need]}; the scenario has no flow group of kind {kind}"
+            )
+
+
+# --- figure and table entries ------------------------------------------------
+
+
+def check_artifact(artifact: dict, doc: dict, where: str, path: Path) -> None:
+    exp_name = artifact["experiment"]
+    experiment = doc["experiments"][exp_name]
+    axes = axes_of(experiment)
+    for key in ("x", "hue"):
+        if key in artifact and artifact[key] not in axes:
+            raise ConfigError(
+                f"{path}: {where}.{key}: '{artifact[key]}' is not an axis of {exp_name}; "
+                f"axes: {', '.join(axes) or 'none'}"
+            )
+    _check_levels(artifact, axes, exp_name, where, path)
+    _check_function(artifact, doc["paper"], where, path)
+    groups = experiment["scenario"]["flows"]
+    scope = artifact.get("scope", "all")
+    if scope != "all" and scope not in groups:
+        raise ConfigError(
+            f"{path}: {where}.scope: '{scope}' is not a flow group of {exp_name}; allowed: all, {', '.join(groups)}"
+        )
+    scenario = scenario_at(experiment, artifact.get("where", {}))
+    metric_scope = "all" if scope == "all" else f"group:{scope}"
+    if "metric" in artifact:
+        check_metric(artifact["metric"], metric_scope, scenario, experiment, f"{where}.metric", path)
+    if "table" in artifact:
+        table = artifact["table"]
+        if table not in RUN_TABLES:
+            raise ConfigError(f"{path}: {where}.table: unknown table '{table}'; known: {', '.join(RUN_TABLES)}")
+        for need in RUN_TABLES[table]:
+            _check_need(need, metric_scope, scenario, f"{where}.table: {table}", path)
+
+
+def _check_levels(artifact: dict, axes: dict, exp_name: str, where: str, path: Path) -> None:
+    """`levels` are levels of the hue axis; without `hue` (the module picks the axis), of some axis."""
+    candidates = [artifact["hue"]] if "hue" in artifact else list(axes)
+    for index, level in enumerate(artifact.get("levels", [])):
+        if not any(str(level) in map(str, level_labels(axes[axis])) for axis in candidates):
+            allowed = "; ".join(f"{axis}: {', '.join(map(str, level_labels(axes[axis])))}" for axis in candidates)
+            raise ConfigError(
+                f"{path}: {where}.levels[{index}]: '{level}' is not a level of "
+                f"{'the hue axis' if 'hue' in artifact else 'any axis of ' + exp_name}; levels: {allowed or 'none'}"
+            )
+
+
+def _check_function(artifact: dict, paper: str, where: str, path: Path) -> None:
+    module = artifact.get("module", f"figures.{paper}")
+    source = REPO / Path(*module.split(".")).with_suffix(".py")
+    key = "module" if "module" in artifact else "experiment"  # the default module comes from `paper`
+    if not source.is_file():
+        known = sorted(
+            f"figures.{p.stem}" for p in (REPO / "figures").glob("*.py") if p.stem not in ("__init__", "common")
+        )
+        raise ConfigError(
+            f"{path}: {where}.{key}: no module {module} ({source.relative_to(REPO)}); modules: {', '.join(known)}"
+        )
+    functions = top_level_functions(source)
+    if artifact["function"] not in functions:
+        near = difflib.get_close_matches(artifact["function"], functions, n=1)
+        hint = f"did you mean '{near[0]}'? " if near else ""
+        public = [f for f in functions if not f.startswith("_")]
+        raise ConfigError(
+            f"{path}: {where}.function: {module} has no function '{artifact['function']}'; {hint}"
+            f"functions: {', '.join(public)}"
+        )
+
+
+@cache
+def top_level_functions(source: Path) -> list[str]:
+    """Names of the top-level `def`s of a Python file, read with ast (nothing is imported: no matplotlib)."""
+    tree = ast.parse(source.read_text(), filename=str(source))
+    return [node.name for node in tree.body if isinstance(node, ast.FunctionDef)]
+
+
+# --- ns-2 classes and knobs ---------------------------------------------------
+
+
+def ns_objects(scenario: dict) -> list[tuple[str, dict, str, bool]]:
+    """(key path within the scenario, {class, knobs}, base class, base is abstract) of every inline ns object."""
+    objects = []
+
+    def queue(ref: Any, at: str) -> None:
+        if isinstance(ref, dict):  # a name of the top-level `queues` is checked there
+            objects.append((at, ref, "Queue", True))
+
+    topology = scenario["topology"]
+    queue(scenario["core_queue"], "core_queue")
+    queue(scenario.get("core_reverse_queue"), "core_reverse_queue")
+    queue(topology["edge_link"].get("queue"), "topology.edge_link.queue")
+    for index, link in enumerate(topology.get("core_links", [])):
+        queue(link.get("queue"), f"topology.core_links[{index}].queue")
+    if "sink_loss" in topology:
+        objects.append(("topology.sink_loss", topology["sink_loss"], "ErrorModel", False))
+    for name, group in scenario["flows"].items():
+        at = f"flows.{name}"
+        queue(group.get("edge_link", {}).get("queue"), f"{at}.edge_link.queue")
+        for role, base in FLOW_BASES.get(group["kind"], {}).items():
+            spec = group.get(role) or {"class": DEFAULT_APPS[group["kind"]]}
+            if role == "agent" and "gaimd" in group:  # the knobs gaimd sets must exist too
+                spec = {**spec, "knobs": {**spec.get("knobs", {}), **gaimd_knobs(group["gaimd"])}}
+            objects.append((f"{at}.{role}", spec, base, False))
+    return objects
+
+
+def check_knobs(doc: dict, path: Path, ns_binary: Path) -> None:
+    """Every class is one ns-2 knows under its role's base class, and every knob one it binds.
+
+    The named queues and each experiment's baseline scenario, then, in each matrix cell, the objects its levels
+    change (a level may set a class or a knob: a path ending in `.knobs.<name>`, a `.knobs` mapping, a whole
+    object, `queues.<name>.knobs.<knob>`). Cells, not levels alone: a knob one axis sets may exist only in the
+    class another axis sets.
+    """
+    checked = [(f"queues.{name}", spec, "Queue", True) for name, spec in doc.get("queues", {}).items()]
+    for exp_name, experiment in doc["experiments"].items():
+        base = f"experiments.{exp_name}"
+        checked += [(f"{base}.scenario.{at}", *rest) for at, *rest in ns_objects(experiment["scenario"])]
+        matrix = {"product": {}, "zip": [], **experiment.get("matrix", {})}
+        for cell in cells({**experiment, "matrix": matrix}):
+            scenario, queues = _applied(experiment["scenario"], doc.get("queues", {}), [sets for *_, sets in cell])
+            objects = [(f"scenario.{at}", *rest) for at, *rest in ns_objects(scenario)]
+            objects += [(f"queues.{name}", spec, "Queue", True) for name, spec in queues.items()]
+            for at, *rest in objects:
+                changing = [(axis, label) for axis, label, sets in cell if any(_touches(p, at) for p in sets)]
+                if len(changing) == 1:
+                    axis, label = changing[0]
+                    checked.append((f"{base}.matrix.{axis}.levels.{label}: with this level, {at}", *rest))
+                elif changing:
+                    levels = ", ".join(f"{axis}={label}" for axis, label in changing)
+                    checked.append((f"{base}.matrix at {levels}: with these levels, {at}", *rest))
+    checked += _alternative_objects(doc)
+    catalog = KnobCatalog(ns_binary)
+    try:
+        catalog.ensure({spec["class"] for _, spec, _, _ in checked})
+    except KnobQueryError as err:
+        raise ConfigError(f"{path}: {err}") from None
+    for where, spec, base_class, abstract in checked:
+        check_ns_object(spec, base_class, abstract, catalog, where, path)
+
+
+def _alternative_objects(doc: dict) -> list[tuple]:
+    """The ns objects each reading of the open choices changes, in every matrix cell of the experiments it runs."""
+    checked = []
+    for reading in readings.run_readings(doc):
+        for exp_name in readings.experiments_of(doc, reading):
+            experiment = doc["experiments"][exp_name]
+            matrix = {"product": {}, "zip": [], **experiment.get("matrix", {})}
+            for cell in cells({**experiment, "matrix": matrix}):
+                levels = [sets for *_, sets in cell] + [reading.assignments]
+                scenario, queues = _applied(experiment["scenario"], doc.get("queues", {}), levels)
+                objects = [(f"scenario.{at}", *rest) for at, *rest in ns_objects(scenario)]
+                objects += [(f"queues.{name}", spec, "Queue", True) for name, spec in queues.items()]
+                for at, *rest in objects:
+                    if any(_touches(p, at) for p in reading.assignments):
+                        checked.append((f"choices: reading {reading.label} in {exp_name}: with it, {at}", *rest))
+    return checked
+
+
+def _touches(assigned: str, at: str) -> bool:
+    """Whether a level's dotted path changes the ns object at `at` (scenario.<path> or queues.<name>)."""
+    target = at.removeprefix("scenario.")
+    if assigned == target or assigned.startswith(target + ".") or target.startswith(assigned + "."):
+        return True
+    parts = target.split(".")
+    # A flow group's kind picks the base classes and default app; its gaimd adds agent knobs.
+    return parts[0] == "flows" and assigned.split(".")[:3] in ([*parts[:2], "kind"], [*parts[:2], "gaimd"])
+
+
+def _applied(scenario: dict, queues: dict, levels: list[dict]) -> tuple[dict, dict]:
+    """Copies of the scenario and the named queues with the levels' {dotted path: value} put in place."""
+    scenario, queues = unshared(scenario), unshared(queues)
+    for level in levels:
+        for dotted, value in level.items():
+            assign(scenario, queues, dotted, value)
+    return scenario, queues
+
+
+def check_ns_object(spec: dict, base: str, abstract: bool, catalog: KnobCatalog, where: str, path: Path) -> None:
+    cls = spec["class"]
+    allowed = [c for c in catalog.descendants(base) if not (abstract and c == base)]
+    if cls not in allowed:
+        kind = f"a subclass of {base}" if abstract else f"{base} or a subclass"
+        raise ConfigError(
+            f"{path}: {where}.class: unknown class '{cls}' (must be {kind}); known: {_known(cls, allowed)}"
+        )
+    knobs = catalog.knobs(cls)
+    if "error" in knobs:
+        raise ConfigError(f"{path}: {where}.class: ns-2 cannot create a {cls} ({knobs['error']})")
+    for knob in spec.get("knobs", {}):
+        if knob not in knobs["knobs"]:
+            unbound = " (a class default ns-2 never binds, so it has no effect)" if knob in knobs["unbound"] else ""
+            raise ConfigError(
+                f"{path}: {where}.knobs.{knob}: unknown knob of {cls}{unbound}; known: {_known(knob, knobs['knobs'])}"
+            )
+
+
+def _known(word: str, candidates: list[str]) -> str:
+    """All candidates when there are few, else the closest ones first (as tcl/lib/params.tcl's repro::known)."""
+    if len(candidates) <= 10:
+        return ", ".join(candidates) or "none"
+    near = difflib.get_close_matches(word, candidates, n=5, cutoff=0)
+    return f"{', '.join(near)} (the {len(near)} closest of {len(candidates)})"

@@ -1,0 +1,138 @@
+"""The metric registry (experiments/metric_registry.py) and experiments/metrics.py agree: every metric a run
+produces is registered, with a scope the registry lists, and every registered metric is produced by some run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from test_core_log_metrics import core_log_run  # noqa: F401 -- a fixture: hand-made core_log tables
+from test_metrics import untraced_run  # noqa: F401 -- a fixture: a run without a packet trace
+
+from experiments import config, matrix, metric_registry, metrics
+from experiments.metric_registry import METRICS, lookup, scope_kind
+
+DRIVER = Path(__file__).resolve().parents[2] / "tcl" / "driver.tcl"
+# Every table metrics.py reads: packet trace, TCP (ftp) and http flows, UDP cross traffic, core_log, two core links;
+# 101 s so that the first 100-s window of core_drops_per_s_var@<a>-<b> is measured.
+EVERYTHING = {
+    "paper": "registry",
+    "experiments": {
+        "all_tables": {
+            "scenario": {
+                "topology": {"kind": "chain", "core_nodes": 3, "core_link": {"bandwidth": "1Mb", "delay": "10ms"},
+                             "edge_link": {"bandwidth": "10Mb", "delay": "1ms"}},
+                "core_queue": {"class": "Queue/DropTail", "knobs": {"limit_": 15}},
+                "flows": {
+                    "ftp": {"kind": "ftp", "count": 2, "agent": {"class": "Agent/TCP/Newreno"},
+                            "sink": {"class": "Agent/TCPSink"}},
+                    "web": {"kind": "http", "count": 2, "agent": {"class": "Agent/TCP/Newreno"},
+                            "sink": {"class": "Agent/TCPSink"}, "http": {"idle": 0.1}},
+                    "udp": {"kind": "cbr", "agent": {"class": "Agent/UDP"}, "sink": {"class": "Agent/Null"},
+                            "app": {"class": "Application/Traffic/CBR", "knobs": {"rate_": "300Kb"}}},
+                },
+                "monitors": {"core_log": {"interval": 1.0}},
+            },
+            "duration": 101,
+            "warmup": 1,
+            "seeds": {"count": 1},
+        }
+    },
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def real_run(ns_binary, tmp_path_factory) -> Path:
+    """One run of the pipeline's own driver on params.json made from EVERYTHING, parsed to its tables."""
+    from parsers import parse_run
+
+    work = tmp_path_factory.mktemp("registry")
+    source = work / "everything.yaml"
+    source.write_text(yaml.safe_dump(EVERYTHING))
+    (run,) = matrix.expand(config.load(source), source)
+    directory = work / "run"
+    directory.mkdir()
+    (directory / "params.json").write_text(json.dumps(run.params))
+    subprocess.run([str(ns_binary), str(DRIVER), str(directory)], check=True, capture_output=True, timeout=300)
+    parse_run(directory, directory / "tables")
+    return directory
+
+
+@pytest.fixture
+def produced(real_run, untraced_run, core_log_run) -> pd.DataFrame:  # noqa: F811
+    """(scope, metric) of every metrics row of the three runs."""
+    frames = [metrics.run_metrics(run, warmup=1.0)[0] for run in (real_run, untraced_run, core_log_run)]
+    return pd.concat(frames, ignore_index=True)[["scope", "metric"]].drop_duplicates()
+
+
+def test_every_metric_produced_is_registered_with_its_scope(produced):
+    unknown = sorted(set(produced["metric"]) - {m for m in produced["metric"] if lookup(m)})
+    assert not unknown, f"metrics.py produces metrics the registry lacks: {unknown}"
+    wrong = [
+        (row.metric, row.scope)
+        for row in produced.itertuples()
+        if scope_kind(row.scope) not in lookup(row.metric).scopes
+    ]
+    assert not wrong, f"produced in scopes the registry does not list: {wrong[:10]}"
+
+
+def test_every_registered_metric_is_produced_in_every_scope_it_lists(produced):
+    seen = {(lookup(row.metric).name, scope_kind(row.scope)) for row in produced.itertuples()}
+    missing = [(m.name, scope) for m in METRICS for scope in m.scopes if (m.name, scope) not in seen]
+    assert not missing, f"registered but produced by no fixture: {missing}"
+
+
+def test_the_real_run_has_every_member_of_each_patterned_family(real_run):
+    names = set(metrics.run_metrics(real_run, warmup=1.0)[0]["metric"])
+    assert {f"core_drop_hint_le{k}_pct" for k in metrics.HINT_LEVELS} <= names
+    assert {"object_delay_s_p70", "object_delay_s_p90", "object_delay_s_p95"} <= names
+    assert "core_drops_per_s_var@0-100" in names
+
+
+def test_the_registry_s_constants_are_those_of_metrics_py():
+    assert metric_registry.CORE_VAR_WINDOWS_S == metrics.CORE_VAR_WINDOWS_S
+    assert list(metric_registry.HINT_LEVELS) == list(metrics.HINT_LEVELS)
+
+
+def test_names_are_unique_and_no_two_entries_claim_one_name():
+    names = [m.name for m in METRICS]
+    assert len(names) == len(set(names))
+    for m in METRICS:
+        if m.pattern is None:
+            assert [other.name for other in METRICS if other.matches(m.name)] == [m.name]
+
+
+@pytest.mark.parametrize(
+    "name,entry",
+    [
+        ("core_drops_per_s_var@100-200", "core_drops_per_s_var@<a>-<b>"),
+        ("core_drops_per_s_var", "core_drops_per_s_var"),
+        ("core_drop_hint_le10_pct", "core_drop_hint_le<k>_pct"),
+        ("object_delay_s_p90", "object_delay_s_p<q>"),
+        ("bottleneck_queue_osc_hz", "bottleneck_queue_osc_hz"),
+    ],
+)
+def test_lookup_finds_the_family(name, entry):
+    assert lookup(name).name == entry
+
+
+@pytest.mark.parametrize("name", ["core_drop_hint_le11_pct", "core_drop_hint_le0_pct", "object_delay_s_p50", "nope"])
+def test_lookup_refuses_names_outside_a_family(name):
+    assert lookup(name) is None
+
+
+@pytest.mark.parametrize(
+    "scope,kind", [("all", "all"), ("group:ftp", "group:<name>"), ("flow12", "flow<fid>"), ("core1", "core<i>")]
+)
+def test_scope_kinds(scope, kind):
+    assert scope_kind(scope) == kind
+
+
+def test_markdown_lists_every_entry():
+    table = metric_registry.markdown()
+    assert all(f"| `{m.name}` |" in table for m in METRICS)
+    assert table.splitlines()[0] == "| metric | scopes | unit | needs | what |"

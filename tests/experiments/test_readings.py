@@ -1,0 +1,96 @@
+"""Readings of the open choices: which runs each alternative makes, where, and with which params."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from experiments import config, matrix, readings
+
+MINIMAL = Path(__file__).resolve().parents[1] / "configs" / "minimal.yaml"
+
+
+def load(tmp_path, **extra) -> dict:
+    doc = yaml.safe_load(MINIMAL.read_text())
+    doc["queues"]["DT"] = {"class": "Queue/DropTail", "knobs": {"limit_": 20}}
+    doc["experiments"]["other"] = {
+        "scenario": {**doc["experiments"]["tiny"]["scenario"], "core_queue": "DT"},
+        "duration": 2,
+        "seeds": {"count": 2},
+    }
+    doc.update(extra)
+    path = tmp_path / "exp.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    return config.load(path)
+
+
+BUFFER = {"id": "buffer", "what": "RED buffer", "choice": "default", "why": "t", "path": "queues.RED.knobs.limit_",
+          "alternatives": [{"label": "5", "value": 5, "why": "small"},
+                           {"label": "50", "value": 50, "why": "big"}]}  # fmt: skip
+DELAY = {"id": "delay", "what": "edge delay", "choice": "1ms", "why": "t", "path": "topology.edge_link.delay",
+         "alternatives": [{"label": "2ms", "value": "2ms", "why": "longer"}]}  # fmt: skip
+
+
+def test_each_alternative_alone_then_the_interactions(tmp_path):
+    doc = load(tmp_path, choices=[BUFFER, DELAY], interactions=[["buffer", "delay"]])
+    labels = [r.label for r in readings.run_readings(doc)]
+    assert labels == ["buffer=5", "buffer=50", "delay=2ms", "buffer=5+delay=2ms", "buffer=50+delay=2ms"]
+    both = readings.run_readings(doc)[3]
+    assert both.assignments == {"queues.RED.knobs.limit_": 5, "topology.edge_link.delay": "2ms"}
+
+
+def test_a_named_queue_reading_runs_only_where_the_queue_is_used_and_a_claim_is_checked(tmp_path):
+    doc = load(tmp_path, choices=[BUFFER, DELAY])
+    by_label = {r.label: r for r in readings.run_readings(doc)}
+    assert readings.experiments_of(doc, by_label["buffer=5"]) == ["tiny"]  # `other` uses DT only
+    doc["claims"].append({**doc["claims"][0], "id": "other_claim", "experiment": "other"})
+    assert sorted(readings.experiments_of(doc, by_label["delay=2ms"])) == ["other", "tiny"]
+
+
+def test_a_reading_changes_only_its_value_and_records_itself_in_params(tmp_path):
+    doc = load(tmp_path, choices=[BUFFER])
+    reading = readings.run_readings(doc)[0]
+    base = matrix.expand(doc, "exp.yaml", ["tiny"])
+    alt = matrix.expand(doc, "exp.yaml", ["tiny"], reading)
+    assert len(base) == len(alt) == 2
+    for b, a in zip(base, alt, strict=True):
+        assert a.params["core_queue"]["knobs"]["limit_"] == 5
+        assert "limit_" not in b.params["core_queue"]["knobs"]
+        assert a.params["reading"] == {"buffer": "5"} and "reading" not in b.params
+        rest = {k: v for k, v in a.params.items() if k not in ("core_queue", "reading")}
+        assert rest == {k: v for k, v in b.params.items() if k != "core_queue"}
+        assert a.context["reading"] == "buffer=5" and "reading" not in b.context
+    # the file's queues are not changed for the next expansion
+    assert "limit_" not in doc["queues"]["RED"]["knobs"]
+
+
+def test_a_matrix_axis_reaches_a_named_queues_knob(tmp_path):
+    doc = yaml.safe_load(MINIMAL.read_text())
+    doc["experiments"]["tiny"]["matrix"]["product"]["max"] = {"path": "queues.RED.knobs.maxthresh_", "levels": [10, 30]}
+    path = tmp_path / "exp.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    runs = matrix.expand(config.load(path), path)
+    assert sorted({(r.labels["max"], r.params["core_queue"]["knobs"]["maxthresh_"]) for r in runs}) == [
+        (10, 10),
+        (30, 30),
+    ]
+
+
+def test_a_level_that_breaks_a_named_queue_is_an_error(tmp_path):
+    doc = yaml.safe_load(MINIMAL.read_text())
+    doc["experiments"]["tiny"]["matrix"]["product"]["cls"] = {"path": "queues.RED.class", "levels": [7]}
+    path = tmp_path / "exp.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    with pytest.raises(config.ConfigError, match=r"with this level applied, queues\.RED\.class: 7 has the wrong type"):
+        matrix.expand(config.load(path), path)
+
+
+def test_an_axis_choice_judges_claims_at_its_baseline_and_offers_the_other_levels(tmp_path):
+    choice = {"id": "flows", "what": "flows", "choice": "1", "why": "t", "axis": "flows_n", "baseline": 1}
+    doc = load(tmp_path, choices=[choice])
+    assert readings.reading_axes(doc, "tiny") == {"flows_n": "1"}
+    (other,) = readings.axis_readings(doc, "tiny")
+    assert (other.label, other.axis_levels, other.runs_anew) == ("flows=2", {"flows_n": "2"}, False)
+    assert readings.axis_readings(doc, "other") == [] and readings.run_readings(doc) == []
