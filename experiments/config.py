@@ -123,12 +123,20 @@ def validate_schema(doc: Any, path: Path) -> None:
 
 
 def get_path(tree: dict, dotted: str) -> Any:
+    """The value at a dotted path; a numeric part indexes a list (topology.core_links.0.bandwidth)."""
     node: Any = tree
     for part in dotted.split("."):
-        if not isinstance(node, dict) or part not in node:
+        if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        elif isinstance(node, dict) and part in node:
+            node = node[part]
+        else:
             raise KeyError(part)
-        node = node[part]
     return node
+
+
+# Mappings a path may create where a file leaves them out: an ns object's knobs.
+CREATABLE = ("knobs",)
 
 
 def axes_of(experiment: dict) -> dict[str, dict]:
@@ -266,13 +274,18 @@ def _check_target(scenario: dict, dotted: str, where: str, path: Path, queues: d
             )
         return
     parent = dotted.rpartition(".")[0]
+    if parent.rpartition(".")[2] in CREATABLE:  # flows.tcp.agent.knobs.window_ with no knobs yet
+        parent = parent.rpartition(".")[0]
     try:
         node = get_path(scenario, parent) if parent else scenario
     except KeyError as missing:
         raise ConfigError(
             f"{path}: {where}: path '{dotted}' does not exist in the scenario (no '{missing.args[0]}')"
         ) from None
-    if not isinstance(node, dict):
+    leaf = dotted.rpartition(".")[2]
+    if isinstance(node, list) and not (leaf.isdigit() and int(leaf) < len(node)):
+        raise ConfigError(f"{path}: {where}: path '{dotted}': '{leaf}' is not an index of a list of {len(node)}")
+    if not isinstance(node, dict | list):
         raise ConfigError(f"{path}: {where}: path '{dotted}' goes through a value, not a mapping")
 
 

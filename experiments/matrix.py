@@ -64,11 +64,15 @@ def cells(experiment: dict) -> list[list[tuple[str, Any, dict]]]:
 
 
 def set_path(tree: dict, dotted: str, value: Any) -> None:
+    """Put a copy of `value` at a dotted path, creating missing mappings; a numeric part indexes a list."""
     *parents, leaf = dotted.split(".")
-    node = tree
+    node: Any = tree
     for part in parents:
-        node = node.setdefault(part, {})
-    node[leaf] = copy.deepcopy(value)
+        node = node[int(part)] if isinstance(node, list) else node.setdefault(part, {})
+    if isinstance(node, list):
+        node[int(leaf)] = copy.deepcopy(value)
+    else:
+        node[leaf] = copy.deepcopy(value)
 
 
 def assign(scenario: dict, queues: dict, dotted: str, value: Any) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
-from experiments.config import axes_of, get_path, level_labels
+from experiments.config import CREATABLE, axes_of, get_path, level_labels
 
 BASELINE = "baseline"
 QUEUES = "queues."  # paths into the file's named queues start with this
@@ -109,11 +109,13 @@ def path_exists(doc: dict, experiment: str, dotted: str) -> bool:
         name = dotted.removeprefix(QUEUES).split(".")[0]
         return name in doc.get("queues", {}) and name in queues_used(doc["experiments"][experiment])
     parent = dotted.rpartition(".")[0]
+    if parent.rpartition(".")[2] in CREATABLE:
+        parent = parent.rpartition(".")[0]
     try:
         node = get_path(doc["experiments"][experiment]["scenario"], parent) if parent else {}
     except KeyError:
         return False
-    return isinstance(node, dict)
+    return isinstance(node, dict | list)
 
 
 def queues_used(experiment: dict) -> set[str]:

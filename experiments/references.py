@@ -240,7 +240,7 @@ def ns_objects(scenario: dict) -> list[tuple[str, dict, str, bool]]:
     queue(scenario.get("core_reverse_queue"), "core_reverse_queue")
     queue(topology["edge_link"].get("queue"), "topology.edge_link.queue")
     for index, link in enumerate(topology.get("core_links", [])):
-        queue(link.get("queue"), f"topology.core_links[{index}].queue")
+        queue(link.get("queue"), f"topology.core_links.{index}.queue")
     if "sink_loss" in topology:
         objects.append(("topology.sink_loss", topology["sink_loss"], "ErrorModel", False))
     for name, group in scenario["flows"].items():

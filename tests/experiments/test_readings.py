@@ -94,3 +94,25 @@ def test_an_axis_choice_judges_claims_at_its_baseline_and_offers_the_other_level
     (other,) = readings.axis_readings(doc, "tiny")
     assert (other.label, other.axis_levels, other.runs_anew) == ("flows=2", {"flows_n": "2"}, False)
     assert readings.axis_readings(doc, "other") == [] and readings.run_readings(doc) == []
+
+
+def test_paths_reach_a_core_links_entry_and_knobs_a_file_left_out(tmp_path):
+    doc = yaml.safe_load(MINIMAL.read_text())
+    exp = doc["experiments"]["tiny"]
+    exp["scenario"]["topology"].update(kind="chain", core_nodes=3,
+                                       core_links=[{"bandwidth": "1Mb"}, {"bandwidth": "2Mb"}])  # fmt: skip
+    exp["matrix"]["product"] = {
+        "r1": {"path": "topology.core_links.0.bandwidth", "levels": ["5Mb", "10Mb"]},
+        "window": {"path": "flows.tcp.agent.knobs.window_", "levels": [20]},  # the agent has no knobs mapping
+    }
+    path = tmp_path / "exp.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    runs = matrix.expand(config.load(path), path)
+    links = sorted({(r.labels["r1"], r.params["topology"]["core_links"][0]["bandwidth"]) for r in runs})
+    assert links == [("10Mb", "10Mb"), ("5Mb", "5Mb")]
+    assert all(r.params["topology"]["core_links"][1]["bandwidth"] == "2Mb" for r in runs)
+    assert all(r.params["flows"][0]["agent"]["knobs"] == {"window_": 20} for r in runs)
+    exp["matrix"]["product"]["r1"]["path"] = "topology.core_links.2.bandwidth"
+    path.write_text(yaml.safe_dump(doc))
+    with pytest.raises(config.ConfigError, match=r"no '2'"):
+        config.load(path)
