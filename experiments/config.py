@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -485,6 +486,20 @@ def _check_alternatives(doc: dict, choice: dict, where: str, path: Path) -> None
                     f"{path}: {where}: path '{p}' is also a matrix axis of {name}; an alternative cannot override "
                     "an axis (make the axis the choice: axis + baseline)"
                 )
+
+
+# A measured value a note needs: {{metric}} or {{metric scope=group:http queue=PI}} (the report fills it).
+_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_@.<>-]+)((?:\s+[A-Za-z0-9_:]+=[^\s}]+)*)\s*\}\}")
+
+
+def note_placeholders(note: str) -> list[tuple[str, dict[str, str]]]:
+    """(metric, {key: value}) of each {{metric key=value ...}} placeholder in a note, in order."""
+    return [(m.group(1), dict(kv.split("=", 1) for kv in m.group(2).split())) for m in _PLACEHOLDER.finditer(note)]
+
+
+def fill_placeholders(note: str, value_of) -> str:
+    """The note with each placeholder replaced by value_of(metric, {key: value})."""
+    return _PLACEHOLDER.sub(lambda m: value_of(m.group(1), dict(kv.split("=", 1) for kv in m.group(2).split())), note)
 
 
 # --- defaults ----------------------------------------------------------------

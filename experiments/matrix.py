@@ -18,7 +18,7 @@ from typing import Any
 import jsonschema
 
 from experiments.config import ConfigError, axes_of, check_scenario, describe_error, schema, unshared
-from experiments.readings import BASELINE, QUEUES, Reading
+from experiments.readings import BASELINE, QUEUES, Reading, reading_axes
 
 PARAMS_SCHEMA = "ns2-repro/run-params/1"
 DEFAULT_APPS = {"ftp": "Application/FTP", "pareto": "Application/Traffic/Pareto", "cbr": "Application/Traffic/CBR"}
@@ -193,27 +193,53 @@ def resolve_params(
 def expand(
     doc: dict, source: Path | str = "<config>", experiments: list[str] | None = None, reading: Reading | None = None
 ) -> list[Run]:
-    """All runs of the (validated, defaulted) experiment file, in a stable order; under `reading`, with its
-    alternative values applied after each cell's levels."""
-    runs = []
-    extra = dict(reading.assignments) if reading is not None else {}
+    """All runs of the (validated, defaulted) experiment file, in a stable order.
+
+    Under a `reading` (an alternative of the open choices), its values are applied after each cell's levels, in the
+    cells where claims are judged (an axis that is itself a reading stays at its baseline level). A cell the
+    reading does not change (e.g. a queue knob in a cell with another queue) keeps the baseline's params, hence its
+    key and its run: a reading never re-runs what the baseline ran.
+    """
+    alternative = reading is not None and not reading.is_baseline
     reading_name = reading.label if reading is not None else BASELINE
+    runs = []
     for exp_name, exp in doc["experiments"].items():
         if experiments is not None and exp_name not in experiments:
             continue
         axes = list(axes_of(exp))
+        judged_at = reading_axes(doc, exp_name) if alternative else {}
         for cell in cells(exp):
-            scenario, queues = unshared(exp["scenario"]), unshared(doc["queues"])
-            for assignments in [sets for _, _, sets in cell] + [extra]:
-                for dotted, value in assignments.items():
-                    assign(scenario, queues, dotted, value)
             labels = {name: label for name, label, _ in sorted(cell, key=lambda entry: axes.index(entry[0]))}
+            if any(str(labels[axis]) != level for axis, level in judged_at.items()):
+                continue
             where = f"experiments.{exp_name} at " + ", ".join(f"{k}={v}" for k, v in labels.items())
-            if reading is not None and not reading.is_baseline:
-                where += f" under reading {reading.label}"
-            _validate_scenario(scenario, queues, where, Path(source))
+            levels = [sets for _, _, sets in cell]
+            scenario, queues = _applied(doc, exp, levels, where, source)
+            if alternative:
+                changed = _applied(doc, exp, [*levels, reading.assignments], f"{where} under reading {reading_name}",
+                                   source)  # fmt: skip
             first = exp["seeds"]["first"]
             for seed in range(first, first + exp["seeds"]["count"]):
-                params = resolve_params(doc, exp_name, labels, seed, scenario, queues, reading)
+                params = resolve_params(doc, exp_name, labels, seed, scenario, queues)
+                if alternative:
+                    other = resolve_params(doc, exp_name, labels, seed, *changed, reading)
+                    if {k: v for k, v in other.items() if k != "reading"} != params:
+                        params = other
                 runs.append(Run(doc["paper"], exp_name, labels, seed, params, reading_name))
     return runs
+
+
+def apply_levels(scenario: dict, queues: dict, levels: list[dict]) -> tuple[dict, dict]:
+    """Copies of a scenario and the named queues with the levels' {dotted path: value} put in place."""
+    scenario, queues = unshared(scenario), unshared(queues)
+    for assignments in levels:
+        for dotted, value in assignments.items():
+            assign(scenario, queues, dotted, value)
+    return scenario, queues
+
+
+def _applied(doc: dict, exp: dict, levels: list[dict], where: str, source: Path | str) -> tuple[dict, dict]:
+    """The experiment's scenario and the file's named queues with the levels applied, checked."""
+    scenario, queues = apply_levels(exp["scenario"], doc["queues"], levels)
+    _validate_scenario(scenario, queues, where, Path(source))
+    return scenario, queues

@@ -17,8 +17,8 @@ from typing import Any
 
 from experiments import metric_registry as registry
 from experiments import readings
-from experiments.config import ConfigError, axes_of, level_labels, unshared
-from experiments.matrix import DEFAULT_APPS, assign, axis_levels, cells, gaimd_knobs, set_path
+from experiments.config import ConfigError, axes_of, level_labels, note_placeholders
+from experiments.matrix import DEFAULT_APPS, apply_levels, axis_levels, cells, gaimd_knobs
 from experiments.ns_knobs import KnobCatalog, KnobQueryError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -57,6 +57,8 @@ def check(doc: dict, path: str | Path, ns_binary: Path | None) -> None:
         exp = experiments[claim["experiment"]]
         scenario = scenario_at(exp, claim.get("where", {}))
         check_metric(claim["metric"], claim.get("scope", "all"), scenario, exp, f"{where}.metric", path)
+        for metric, narrow in note_placeholders(claim.get("note", "")):
+            check_placeholder(metric, narrow, claim, exp, f"{where}.note: {{{{{metric}}}}}", path)
     for section in ("figures", "tables"):
         for index, artifact in enumerate(doc.get(section, [])):
             check_artifact(artifact, doc, f"{section}[{index}]", path)
@@ -79,14 +81,11 @@ def scenario_at(experiment: dict, where: dict) -> dict:
     need on or off; an axis the entry leaves free is judged by the baseline scenario, since its levels
     differ from run to run.
     """
-    scenario = unshared(experiment["scenario"])
     axes = axes_of(experiment)
-    for axis_name, label in where.items():
-        for level, assignments in axis_levels(axes[axis_name]):
-            if str(level) == str(label):
-                for dotted, value in assignments.items():
-                    set_path(scenario, dotted, value)
-    return scenario
+    levels = [
+        sets for name, label in where.items() for level, sets in axis_levels(axes[name]) if str(level) == str(label)
+    ]
+    return apply_levels(experiment["scenario"], {}, levels)[0]
 
 
 def check_metric(name: str, scope: str, scenario: dict, experiment: dict, where: str, path: Path) -> None:
@@ -111,6 +110,21 @@ def check_metric(name: str, scope: str, scenario: dict, experiment: dict, where:
         _check_variance_window(name, experiment["duration"], where, path)
     for need in metric.needs:
         _check_need(need, scope, scenario, f"{where}: {name}", path)
+
+
+def check_placeholder(metric: str, narrow: dict, claim: dict, experiment: dict, where: str, path: Path) -> None:
+    """A note's {{metric key=value}}: the metric exists in its scope, each other key is an axis and value a level."""
+    narrow = dict(narrow)
+    scope = narrow.pop("scope", claim.get("scope", "all"))
+    axes = axes_of(experiment)
+    for axis, label in narrow.items():
+        if axis not in axes:
+            raise ConfigError(f"{path}: {where}: '{axis}' is not an axis; axes: {', '.join(axes) or 'none'} (or scope)")
+        labels = [str(x) for x in level_labels(axes[axis])]
+        if label not in labels:
+            raise ConfigError(f"{path}: {where}: '{label}' is not a level of {axis}; levels: {', '.join(labels)}")
+    scenario = scenario_at(experiment, {**claim.get("where", {}), **narrow})
+    check_metric(metric, scope, scenario, experiment, where, path)
 
 
 def _check_link(scope: str, scenario: dict, name: str, where: str, path: Path) -> None:
@@ -268,7 +282,7 @@ def check_knobs(doc: dict, path: Path, ns_binary: Path) -> None:
         checked += [(f"{base}.scenario.{at}", *rest) for at, *rest in ns_objects(experiment["scenario"])]
         matrix = {"product": {}, "zip": [], **experiment.get("matrix", {})}
         for cell in cells({**experiment, "matrix": matrix}):
-            scenario, queues = _applied(experiment["scenario"], doc.get("queues", {}), [sets for *_, sets in cell])
+            scenario, queues = apply_levels(experiment["scenario"], doc.get("queues", {}), [sets for *_, sets in cell])
             objects = [(f"scenario.{at}", *rest) for at, *rest in ns_objects(scenario)]
             objects += [(f"queues.{name}", spec, "Queue", True) for name, spec in queues.items()]
             for at, *rest in objects:
@@ -298,7 +312,7 @@ def _alternative_objects(doc: dict) -> list[tuple]:
             matrix = {"product": {}, "zip": [], **experiment.get("matrix", {})}
             for cell in cells({**experiment, "matrix": matrix}):
                 levels = [sets for *_, sets in cell] + [reading.assignments]
-                scenario, queues = _applied(experiment["scenario"], doc.get("queues", {}), levels)
+                scenario, queues = apply_levels(experiment["scenario"], doc.get("queues", {}), levels)
                 objects = [(f"scenario.{at}", *rest) for at, *rest in ns_objects(scenario)]
                 objects += [(f"queues.{name}", spec, "Queue", True) for name, spec in queues.items()]
                 for at, *rest in objects:
@@ -315,15 +329,6 @@ def _touches(assigned: str, at: str) -> bool:
     parts = target.split(".")
     # A flow group's kind picks the base classes and default app; its gaimd adds agent knobs.
     return parts[0] == "flows" and assigned.split(".")[:3] in ([*parts[:2], "kind"], [*parts[:2], "gaimd"])
-
-
-def _applied(scenario: dict, queues: dict, levels: list[dict]) -> tuple[dict, dict]:
-    """Copies of the scenario and the named queues with the levels' {dotted path: value} put in place."""
-    scenario, queues = unshared(scenario), unshared(queues)
-    for level in levels:
-        for dotted, value in level.items():
-            assign(scenario, queues, dotted, value)
-    return scenario, queues
 
 
 def check_ns_object(spec: dict, base: str, abstract: bool, catalog: KnobCatalog, where: str, path: Path) -> None:

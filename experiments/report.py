@@ -11,14 +11,13 @@ results, same bytes.
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from pathlib import Path
 
 import pandas as pd
 
 from experiments import claims as claims_mod
-from experiments.config import axes_of
+from experiments.config import axes_of, fill_placeholders
 from experiments.readings import reading_axes
 
 VERDICTS = ("pass", "drift", "fail", "missing")
@@ -34,7 +33,6 @@ CLASSES = {
     ),  # fmt: skip
     "not_comparable": ("Not comparable", "The paper's setting for these is unknown: shown, not judged as evidence."),
 }
-_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_@.<>-]+)((?:\s+[A-Za-z0-9_:]+=[^\s}]+)*)\s*\}\}")
 
 
 def _cell(text) -> str:
@@ -50,18 +48,12 @@ def counts_text(counts: Counter) -> str:
     return ", ".join(f"{counts[k]} {k}" for k in VERDICTS if counts[k]) or "none"
 
 
-def placeholders(note: str) -> list[tuple[str, dict]]:
-    """(metric, {key: value}) of each {{metric key=value ...}} in a note."""
-    return [(m.group(1), dict(kv.split("=", 1) for kv in m.group(2).split())) for m in _PLACEHOLDER.finditer(note)]
-
-
 def fill_note(note: str, claim: dict, metrics: pd.DataFrame | None, fixed: dict | None = None) -> str:
     """The note with each {{metric key=value ...}} replaced by the mean of that metric over the claim's runs (its
     `where` and reading levels, narrowed by the given axis labels; `scope=` replaces the claim's scope)."""
 
-    def value(match: re.Match) -> str:
-        metric = match.group(1)
-        narrow = dict(kv.split("=", 1) for kv in match.group(2).split())
+    def value(metric: str, narrow: dict) -> str:
+        narrow = dict(narrow)
         scope = narrow.pop("scope", claim.get("scope", "all"))
         if metrics is None:
             return f"[{metric}: not measured]"
@@ -73,7 +65,7 @@ def fill_note(note: str, claim: dict, metrics: pd.DataFrame | None, fixed: dict 
         runs = f"{len(values)} run" + ("s" if len(values) != 1 else "")
         return f"{values.mean():.4g} (mean of {runs})" if len(values) else f"[{metric}: no value]"
 
-    return _PLACEHOLDER.sub(value, note)
+    return fill_placeholders(note, value)
 
 
 def claim_table(verdicts: list[claims_mod.ClaimVerdict], notes: dict[str, str]) -> list[str]:

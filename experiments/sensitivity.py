@@ -125,13 +125,18 @@ def paper_markdown(doc: dict, rows: pd.DataFrame) -> list[str]:
 
 
 def _hypothesis(key: str, blamed: list[str], claim_rows: pd.DataFrame, flipped: list[str]) -> str:
-    tried = [r for r in claim_rows["choices"] if any(part.split("=")[0] in blamed for part in r.split(",") if part)]
+    """Whether the readings of the choices a note blames change the claim's verdict; untried suspects named."""
+    tried_choices = {part.split("=")[0] for r in claim_rows["choices"] for part in r.split(",") if part}
+    tried = [c for c in blamed if c in tried_choices]
+    untried = [c for c in blamed if c not in tried_choices]
+    rest = f" ({', '.join(untried)}: no alternative run)" if untried and tried else ""
     if not tried:
         return f"- `{key}` blames {', '.join(blamed)}: no alternative of those was run for it."
-    changed = [r for r in flipped if any(part.split("=")[0] in blamed for part in r.split("+"))]
+    changed = [r for r in flipped if any(part.split("=")[0] in tried for part in r.split("+"))]
     if changed:
-        return f"- `{key}` blames {', '.join(blamed)}: confirmed, the verdict changes under {', '.join(changed)}."
-    return f"- `{key}` blames {', '.join(blamed)}: not confirmed, no alternative of those changes the verdict."
+        return f"- `{key}` blames {', '.join(blamed)}: confirmed, the verdict changes under {', '.join(changed)}{rest}."
+    return (f"- `{key}` blames {', '.join(blamed)}: not confirmed by {', '.join(tried)}, whose alternatives leave "
+            f"the verdict as it is{rest}.")  # fmt: skip
 
 
 def write(docs: list[dict], results: str | Path, manifest: str | Path, out_md: str | Path, out_parquet: str | Path,

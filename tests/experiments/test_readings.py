@@ -116,3 +116,27 @@ def test_paths_reach_a_core_links_entry_and_knobs_a_file_left_out(tmp_path):
     path.write_text(yaml.safe_dump(doc))
     with pytest.raises(config.ConfigError, match=r"no '2'"):
         config.load(path)
+
+
+def test_a_reading_reuses_the_baseline_run_of_a_cell_it_does_not_change(tmp_path):
+    """A RED knob's alternative in a DropTail cell changes nothing: same params, hence the baseline's key."""
+    doc = yaml.safe_load(MINIMAL.read_text())
+    doc["queues"]["DT"] = {"class": "Queue/DropTail"}
+    doc["experiments"]["tiny"]["matrix"]["product"]["queue"] = {"path": "core_queue", "levels": ["RED", "DT"]}
+    doc["choices"] = [BUFFER]
+    path = tmp_path / "exp.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    doc = config.load(path)
+    base = {(r.labels["queue"], r.labels["flows_n"]): r.params for r in matrix.expand(doc, path)}
+    for run in matrix.expand(doc, path, None, readings.run_readings(doc)[0]):
+        same = base[(run.labels["queue"], run.labels["flows_n"])] == run.params
+        assert same == (run.labels["queue"] == "DT"), run.labels
+        assert run.reading == "buffer=5"
+
+
+def test_a_reading_runs_only_at_the_baseline_level_of_an_axis_choice(tmp_path):
+    axis_choice = {"id": "flows", "what": "flows", "choice": "1", "why": "t", "axis": "flows_n", "baseline": 1}
+    doc = load(tmp_path, choices=[BUFFER, axis_choice])
+    runs = matrix.expand(doc, "exp.yaml", ["tiny"], readings.run_readings(doc)[0])
+    assert [r.labels["flows_n"] for r in runs] == [1]
+    assert len(matrix.expand(doc, "exp.yaml", ["tiny"])) == 2
