@@ -6,14 +6,17 @@ import argparse
 import sys
 from pathlib import Path
 
-from experiments import config, matrix, metric_registry, references
+from experiments import config, matrix, metric_registry, readings, references
 
 EXIT_BAD_CONFIG = 2
 
 
 def _load_runs(path: str, ns_binary: Path) -> tuple[dict, list[matrix.Run]]:
+    """The file's baseline runs, after every reference and every alternative reading's runs were checked."""
     doc = config.load(path)
     references.check(doc, path, ns_binary)  # an absent binary: knob names unchecked, with a note
+    for reading in readings.run_readings(doc):
+        matrix.expand(doc, path, readings.experiments_of(doc, reading), reading)
     return doc, matrix.expand(doc, path)
 
 
