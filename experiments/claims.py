@@ -1,8 +1,9 @@
 """Checking a paper's claims against the measured metrics: pass, drift or fail.
 
-A claim is evaluated once for every combination of the labels of the axes it does not
-fix (e.g. once per variant), over the runs' values of its metric in its `scope` (default
-`all`; e.g. `group:ftp`, `flow1`):
+A claim is evaluated in every cell, i.e. every combination of the labels of the axes it
+does not fix (e.g. once per number of flows), over the runs' values of its metric in its
+`scope` (default `all`; e.g. `group:ftp`, `flow1`); the cells then make its one verdict
+(see the end of this docstring):
 
 - kind value: measured = mean over seeds (95 % confidence half-width beside it).
   pass if |measured - expected| <= the pass tolerance, drift if within the drift
@@ -117,7 +118,8 @@ def claim_rows(claim: dict, metrics: pd.DataFrame, fixed: dict | None = None) ->
     """The metric rows a claim reads: its metric and scope, its `where` labels and the `fixed` reading levels
     (a `where` label wins over a reading level of the same axis)."""
     rows = metrics[(metrics["metric"] == claim["metric"]) & (metrics["scope"] == scope_of(claim))]
-    for axis, label in {**(fixed or {}), **claim.get("where", {})}.items():
+    fixed = {axis: level for axis, level in (fixed or {}).items() if axis != claim.get("axis")}  # compared, not fixed
+    for axis, label in {**fixed, **claim.get("where", {})}.items():
         if axis in rows:
             rows = rows[rows[axis].astype(str) == str(label)]
     return rows

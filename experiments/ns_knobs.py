@@ -9,12 +9,13 @@ never enters a run key or the results. A class not yet in the file costs one ns 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import subprocess
 import tempfile
 from pathlib import Path
+
+from experiments.provenance import sha256_file
 
 SCRIPT = Path(__file__).with_name("ns_knobs.tcl")
 
@@ -26,14 +27,6 @@ class KnobQueryError(Exception):
 def cache_root() -> Path:
     """As ns2-patches/ns2_build.py's cache_root."""
     return Path(os.environ.get("NS2REPRO_CACHE", Path.home() / ".cache" / "ns2-repro"))
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 class KnobCatalog:
