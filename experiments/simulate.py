@@ -13,13 +13,15 @@ per batch, DESIGN.md), each run keeping its own key and directory.
 
 from __future__ import annotations
 
+import fcntl
 import json
-import os
 import shlex
 import shutil
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,15 +88,37 @@ def execute(
     tools: Toolchain,
     after: Callable[[Run, str, Path], None] | None = None,
 ) -> Outcome:
-    """Run one simulation unless its directory exists; `after` post-processes it in place."""
+    """Run one simulation unless its directory exists; `after` post-processes it in place.
+
+    One key runs once at a time: two batch jobs may hold the same key (a reading's cell that the baseline runs
+    too), in threads of one Snakemake process or in two processes, so the run takes the key's lock and the
+    second finds the first's directory complete."""
     final = runs_dir(results, run) / key
-    if final.is_dir():
-        _clear_failed(final)
-        return Outcome(run, key, final, "cached")
     final.parent.mkdir(parents=True, exist_ok=True)
-    work = final.parent / f".{key}.tmp-{os.getpid()}"
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir()
+    with _key_lock(final):
+        if final.is_dir():
+            _clear_failed(final)
+            return Outcome(run, key, final, "cached")
+        return _run(run, key, final, tools, after)
+
+
+@contextmanager
+def _key_lock(final: Path):
+    """An exclusive lock on the run key, held while the run executes: <experiment>/.locks/<key>, beside runs/ so
+    that runs/ holds run directories only."""
+    locks = final.parent.parent / ".locks"
+    locks.mkdir(exist_ok=True)
+    with open(locks / final.name, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _run(run: Run, key: str, final: Path, tools: Toolchain, after: Callable[[Run, str, Path], None] | None) -> Outcome:
+    work = Path(tempfile.mkdtemp(prefix=f".{key}.tmp-", dir=final.parent))  # unique: never shared by two runs
+    work.chmod(0o755)  # mkdtemp's 0700 would become the run directory's mode
     _write_json(work / "params.json", run.params)
     shutil.copyfile(tools.manifest, work / "manifest.json")
     started = time.monotonic()

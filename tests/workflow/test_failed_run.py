@@ -4,6 +4,7 @@ it, and does not stop the other runs of its batch."""
 from __future__ import annotations
 
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -129,3 +130,31 @@ def test_a_parser_that_throws_fails_the_run(fake_tools, tmp_path):
     assert "expected 12 fields" in "\n".join(comments) and "second line of the message" in "\n".join(comments)
     again = subprocess.run(["sh", str(outcome.directory / "rerun.sh")], capture_output=True, text=True)
     assert again.returncode == 0, again.stderr  # reruns ns (which succeeds) and nothing else
+
+
+SLOW_NS = """#!/bin/sh
+echo x >> "{state}/invocations"
+sleep 0.5
+echo '{{"links": []}}' > "$2/meta.json"
+"""
+
+
+def test_one_key_in_two_concurrent_jobs_runs_once(tmp_path):
+    """A reading's batch and the baseline's may hold the same key at once (threads of one Snakemake process):
+    one runs it, the other waits and finds it complete; no shared temporary directory, no failure."""
+    state = tmp_path / "state"
+    state.mkdir()
+    ns = tmp_path / "slow-ns"
+    ns.write_text(SLOW_NS.format(state=state))
+    ns.chmod(0o755)
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text('{"binary": {"sha256": "fake"}}\n')
+    tools = simulate.Toolchain(ns=ns, manifest=manifest, driver=REPO / "tcl" / "driver.tcl")
+    results, run = tmp_path / "results", one_run()
+    key = simulate.key_of(run, tools)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        outcomes = list(pool.map(lambda _: simulate.execute(run, key, results, tools), range(2)))
+    assert sorted(o.status for o in outcomes) == ["cached", "ran"]
+    assert (state / "invocations").read_text() == "x\n", "ns ran once"
+    assert sorted(p.name for p in simulate.runs_dir(results, run).iterdir()) == [key]
+    assert (simulate.runs_dir(results, run) / key).stat().st_mode & 0o777 == 0o755
