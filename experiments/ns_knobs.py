@@ -59,10 +59,11 @@ class KnobCatalog:
             raise KnobQueryError(f"cannot ask {self.ns_binary} for knob names: {err}") from None
 
     def _write(self) -> None:
-        self.cache.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=self.cache.parent, suffix=".tmp", delete=False) as out:
-            json.dump(self.data, out, sort_keys=True)
-        Path(out.name).replace(self.cache)  # atomic: parallel validations never read half a file
+        with contextlib.suppress(OSError):  # a cache that cannot be written (read-only home) is only slower
+            self.cache.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("w", dir=self.cache.parent, suffix=".tmp", delete=False) as out:
+                json.dump(self.data, out, sort_keys=True)
+            Path(out.name).replace(self.cache)  # atomic: parallel validations never read half a file
 
     def is_class(self, cls: str) -> bool:
         return cls in self.data["heritage"]
