@@ -136,8 +136,17 @@ def get_path(tree: dict, dotted: str) -> Any:
     return node
 
 
-# Mappings a path may create where a file leaves them out: an ns object's knobs.
-CREATABLE = ("knobs",)
+# Optional mappings a path may create where a file leaves them out: an ns object's knobs, a scenario's monitors and
+# their core_log, a flow group's http model.
+CREATABLE = ("knobs", "monitors", "core_log", "http")
+
+
+def existing_parent(dotted: str) -> str:
+    """The part of a path's parent that must exist: the parent without trailing optional mappings."""
+    parent = dotted.rpartition(".")[0]
+    while parent.rpartition(".")[2] in CREATABLE:
+        parent = parent.rpartition(".")[0]
+    return parent
 
 
 def axes_of(experiment: dict) -> dict[str, dict]:
@@ -274,9 +283,7 @@ def _check_target(scenario: dict, dotted: str, where: str, path: Path, queues: d
                 f"{', '.join(known) or 'none defined'} (form: queues.<name>.knobs.<knob>)"
             )
         return
-    parent = dotted.rpartition(".")[0]
-    if parent.rpartition(".")[2] in CREATABLE:  # flows.tcp.agent.knobs.window_ with no knobs yet
-        parent = parent.rpartition(".")[0]
+    parent = existing_parent(dotted)  # flows.tcp.agent.knobs.window_ with no knobs yet
     try:
         node = get_path(scenario, parent) if parent else scenario
     except KeyError as missing:

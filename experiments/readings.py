@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
-from experiments.config import CREATABLE, axes_of, get_path, level_labels
+from experiments.config import axes_of, existing_parent, get_path, level_labels
 
 BASELINE = "baseline"
 QUEUES = "queues."  # paths into the file's named queues start with this
@@ -108,9 +108,7 @@ def path_exists(doc: dict, experiment: str, dotted: str) -> bool:
     if dotted.startswith(QUEUES):
         name = dotted.removeprefix(QUEUES).split(".")[0]
         return name in doc.get("queues", {}) and name in queues_used(doc["experiments"][experiment])
-    parent = dotted.rpartition(".")[0]
-    if parent.rpartition(".")[2] in CREATABLE:
-        parent = parent.rpartition(".")[0]
+    parent = existing_parent(dotted)
     try:
         node = get_path(doc["experiments"][experiment]["scenario"], parent) if parent else {}
     except KeyError:

@@ -140,3 +140,16 @@ def test_a_reading_runs_only_at_the_baseline_level_of_an_axis_choice(tmp_path):
     runs = matrix.expand(doc, "exp.yaml", ["tiny"], readings.run_readings(doc)[0])
     assert [r.labels["flows_n"] for r in runs] == [1]
     assert len(matrix.expand(doc, "exp.yaml", ["tiny"])) == 2
+
+
+def test_paths_reach_monitor_settings_a_file_left_out(tmp_path):
+    doc = yaml.safe_load(MINIMAL.read_text())  # its scenario has no monitors mapping
+    doc["experiments"]["tiny"]["matrix"]["product"] = {
+        "sampling": {"path": "monitors.queue_sample_interval", "levels": [0.05, 0.2]},
+        "bins": {"path": "monitors.core_log.interval", "levels": [1]},
+    }
+    path = tmp_path / "exp.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    runs = matrix.expand(config.load(path), path)
+    assert sorted(r.params["monitors"]["queue_sample_interval"] for r in runs) == [0.05, 0.2]
+    assert all(r.params["monitors"]["core_log"] == {"interval": 1} for r in runs)
