@@ -38,8 +38,16 @@ class Run:
 
     @property
     def context(self) -> dict:
-        """The columns every result row of this run carries (besides run_key); `reading` only off the baseline."""
+        """The columns every aggregated row of this run carries (besides run_key); `reading` only off the baseline."""
         reading = {} if self.reading == BASELINE else {"reading": self.reading}
+        return {"paper": self.paper, "experiment": self.experiment, **self.labels, **reading, "seed": self.seed}
+
+    @property
+    def own_context(self) -> dict:
+        """The context written into the run directory's own tables: the run's identity, so `reading` only when its
+        params carry one. A reading's cell that reuses the baseline's run is that run: whichever batch runs it
+        first, its bytes are the same."""
+        reading = {"reading": self.reading} if "reading" in self.params else {}
         return {"paper": self.paper, "experiment": self.experiment, **self.labels, **reading, "seed": self.seed}
 
 

@@ -225,7 +225,7 @@ def parse_into_tables(settings: Settings):
     import parsers  # imported here: the core package does not need pyarrow to validate files
 
     def after(run: matrix.Run, key: str, directory: Path) -> None:
-        parsers.parse_run(directory, directory / "tables", {**run.context, "run_key": key})
+        parsers.parse_run(directory, directory / "tables", {**run.own_context, "run_key": key})
         if not settings.keep_traces:
             (directory / "packets.tr").unlink(missing_ok=True)
 

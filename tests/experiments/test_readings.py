@@ -127,11 +127,15 @@ def test_a_reading_reuses_the_baseline_run_of_a_cell_it_does_not_change(tmp_path
     path = tmp_path / "exp.yaml"
     path.write_text(yaml.safe_dump(doc))
     doc = config.load(path)
-    base = {(r.labels["queue"], r.labels["flows_n"]): r.params for r in matrix.expand(doc, path)}
+    base = {(r.labels["queue"], r.labels["flows_n"]): r for r in matrix.expand(doc, path)}
     for run in matrix.expand(doc, path, None, readings.run_readings(doc)[0]):
-        same = base[(run.labels["queue"], run.labels["flows_n"])] == run.params
+        baseline = base[(run.labels["queue"], run.labels["flows_n"])]
+        same = baseline.params == run.params
         assert same == (run.labels["queue"] == "DT"), run.labels
-        assert run.reading == "buffer=5"
+        assert run.reading == "buffer=5" and run.context["reading"] == "buffer=5"  # aggregated under the reading
+        # what the run directory's own tables carry: the run's identity, whichever batch runs it first
+        assert (run.own_context == baseline.own_context) == same
+        assert run.own_context.get("reading") == (None if same else "buffer=5")
 
 
 def test_a_reading_runs_only_at_the_baseline_level_of_an_axis_choice(tmp_path):
