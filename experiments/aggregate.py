@@ -43,12 +43,12 @@ def write_parquet(table: pd.DataFrame, path: str | Path, kind: str) -> None:
     tmp.replace(path)
 
 
-def aggregate(records: list[str | Path], warmup: float, out_dir: str | Path) -> None:
+def aggregate(records: list[str | Path], warmup: float, out_dir: str | Path, queue_thresholds=()) -> None:
     runs = read_records(records)
     metrics, series, index = [], [], []
     for entry in runs:
         directory = Path(entry["directory"])
-        run_m, run_s = run_metrics(directory, warmup)
+        run_m, run_s = run_metrics(directory, warmup, queue_thresholds=queue_thresholds)
         metrics.append(_with_context(run_m, entry["context"], entry["key"]))
         series.append(_with_context(run_s, entry["context"], entry["key"]))
         index.append({**entry["context"], "run_key": entry["key"], "directory": str(directory)})

@@ -102,6 +102,7 @@ class Verdict:
     verdict: str  # pass, drift, fail, missing
     note: str = ""
     scope: str = "all"  # the metrics scope read: all, group:<name> or flow<fid>
+    value: float = math.nan  # kinds value and ratio: the mean (the relative change) judged against expected
 
 
 def scope_of(claim: dict) -> str:
@@ -223,7 +224,7 @@ def _value(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
     measured = f"{mean:.4g}" + (f" ± {half:.2g}" if not math.isnan(half) else "")
     return Verdict(claim["id"], claim["source"], claim["experiment"], label, claim["metric"],
                    f"{claim['expected']:g}", measured, _tolerances(claim), len(values),
-                   _tolerated(mean, claim))  # fmt: skip
+                   _tolerated(mean, claim), value=mean)  # fmt: skip
 
 
 def _extreme(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
@@ -346,7 +347,8 @@ def _ratio(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
     measured = f"{change:+.4f} ({level} {a:.4g} / {baseline} {b:.4g})"
     return Verdict(claim["id"], claim["source"], claim["experiment"], label, claim["metric"],
                    f"{level} / {baseline} - 1 = {claim['expected']:+g}", measured, _tolerances(claim),
-                   int(stats.loc[[level, baseline], "count"].min()), _tolerated(change, claim))  # fmt: skip
+                   int(stats.loc[[level, baseline], "count"].min()), _tolerated(change, claim),
+                   value=change)  # fmt: skip
 
 
 _CHECKS = {

@@ -463,6 +463,16 @@ def _check_alternatives(doc: dict, choice: dict, where: str, path: Path) -> None
     labels = [alt["label"] for alt in choice["alternatives"]]
     if len(set(labels)) != len(labels):
         raise ConfigError(f"{path}: {where}.alternatives: two alternatives have the same label")
+    if readings.is_measure_choice(choice):
+        # How a number is computed from the same runs: no path, nothing set (references.py checks the metrics).
+        for i, alt in enumerate(choice["alternatives"]):
+            if "metrics" not in alt or "path" in choice or "experiments" in choice:
+                raise ConfigError(
+                    f"{path}: {where}.alternatives[{i}]: a choice whose alternatives give 'metrics' has no path nor "
+                    "experiments, and every alternative gives 'metrics' (split run and measure alternatives into "
+                    "two choices)"
+                )
+        return
     for i, alt in enumerate(choice["alternatives"]):
         if ("value" in alt) != ("path" in choice):
             raise ConfigError(

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 # Scopes a metric can have (the `scope` column of metrics.parquet).
 LINK, ALL, GROUP, FLOW = "core<i>", "all", "group:<name>", "flow<fid>"
+THROUGH = "through"  # the flows that enter at the first core router and leave at the last
 
 # What a run must have for a metric to exist, as the experiment file says it.
 PACKET_TRACE = "packet_trace"  # monitors.packet_trace true (the default): tables hops and journeys
@@ -72,13 +73,40 @@ def _link_metrics() -> list[Metric]:
             "mean time from enqueue to dequeue of the packets not dropped",
             (PACKET_TRACE,),
         ),
+        *_curve_metrics(),
     ]
+
+
+def _curve_metrics() -> list[Metric]:
+    """Koo et al. §2.3's per-node measures, exact from the per-hop trace (experiments/curves.py)."""
+    trace = (PACKET_TRACE,)
+    return [
+        Metric("node_queue_bytes_avg", (LINK,), "bytes", "time average of Q(t) = R_in(t) - R_out(t) (Eq. 4)", trace),
+        Metric("node_delay_ms_avg", (LINK,), "ms",
+               "time average of D(t) (Eqs. 5-6): the age of the oldest packet not yet fully transmitted, 0 when "
+               "none", trace),
+        Metric("node_delay_ms_max", (LINK,), "ms", "largest D(t)", trace),
+        Metric("node_loss_pct_avg", (LINK,), "%",
+               "time average over the busy time of P(t) (Eq. 7): bytes dropped / bytes arrived since the current "
+               "busy period began x 100", trace),
+        Metric("node_busy_pct", (LINK,), "%", "time with Q(t) > 0 / window x 100", trace),
+        Metric("queue_above_<b>B_pct", (LINK,), "%",
+               "time with Q(t) > b bytes / window x 100, for each b in the experiment's queue_thresholds", trace,
+               r"queue_above_(\d+)B_pct"),
+    ]  # fmt: skip
 
 
 def _bottleneck_copies(link_metrics: list[Metric]) -> list[Metric]:
     """The first core link (core0, where every flow enters the core) again, as bottleneck_<metric> of scope all."""
     return [
-        Metric(f"bottleneck_{m.name}", (ALL,), m.unit, f"{m.name} of core0: {m.description}", m.needs)
+        Metric(
+            f"bottleneck_{m.name}",
+            (ALL,),
+            m.unit,
+            f"{m.name} of core0: {m.description}",
+            m.needs,
+            m.pattern and f"bottleneck_{m.pattern}",
+        )  # fmt: skip
         for m in link_metrics
     ]
 
@@ -90,15 +118,37 @@ _HTTP = (HTTP_FLOWS,)
 _CORE = (CORE_LOG,)
 _WINDOW_ENDS = "between the flows.tsv samples nearest warmup and duration"
 
+_E2E_SCOPES = (ALL, THROUGH, GROUP, FLOW)
+_MULTI = (ALL, THROUGH, GROUP)
 _OTHER_METRICS = [
-    Metric("e2e_delay_ms_mean", (ALL, FLOW), "ms", f"mean end-to-end delay of every delivered packet; {_E2E_NOTE}",
+    Metric("e2e_delay_ms_mean", _E2E_SCOPES, "ms", f"mean end-to-end delay of every delivered packet; {_E2E_NOTE}",
            _E2E),
-    Metric("e2e_delay_ms_std", (ALL, FLOW), "ms", "population standard deviation of the same delays", _E2E),
-    Metric("e2e_loss_pct_mean", (ALL, FLOW), "%",
+    Metric("e2e_delay_ms_std", _E2E_SCOPES, "ms", "population standard deviation of the same delays", _E2E),
+    Metric("e2e_loss_pct_mean", _E2E_SCOPES, "%",
            "mean over the 1-s bins of entry time of each bin's dropped / (dropped + delivered) x 100; packets "
            "still in flight at the end are neither", _E2E),
-    Metric("e2e_loss_pct_std", (ALL, FLOW), "%", "population standard deviation of the same per-bin loss", _E2E),
-    Metric("e2e_packets", (ALL, FLOW), "packets", "data packets counted (dropped or delivered)", _E2E),
+    Metric("e2e_loss_pct_std", _E2E_SCOPES, "%", "population standard deviation of the same per-bin loss", _E2E),
+    Metric("e2e_loss_marked_pct_mean", _E2E_SCOPES, "%",
+           "as e2e_loss_pct_mean with a delivered packet that arrived CE-marked counted as lost", _E2E),
+    Metric("e2e_loss_marked_pct_std", _E2E_SCOPES, "%", "population standard deviation of the same per-bin loss",
+           _E2E),
+    Metric("e2e_delay_ms_flow_mean", _MULTI, "ms", "mean over the scope's flows of each flow's e2e_delay_ms_mean",
+           _E2E),
+    Metric("e2e_delay_ms_flow_std", _MULTI, "ms",
+           "population standard deviation across the scope's flows of each flow's e2e_delay_ms_mean", _E2E),
+    Metric("e2e_loss_pct_flow_mean", _MULTI, "%",
+           "mean over the scope's flows of each flow's dropped / (dropped + delivered) x 100 over the window", _E2E),
+    Metric("e2e_loss_pct_flow_std", _MULTI, "%", "population standard deviation across the flows of the same",
+           _E2E),
+    Metric("e2e_packets", _E2E_SCOPES, "packets", "data packets counted (dropped or delivered)", _E2E),
+    Metric("e2e_bound_excess_pct", _E2E_SCOPES, "%",
+           "Koo et al. §5.2's bound, per 1-s bin of exit time: (flow, bin) pairs whose mean delay of the packets "
+           "delivered in the bin exceeds n x D_avg + propagation / pairs x 100; n = core routers the flow crosses, "
+           "D_avg = the largest node_delay_ms_avg (Eq. 6, tau = the bin) of the core links on its path, "
+           "propagation = its links' delays", _E2E),
+    Metric("e2e_bound_excess_pkt_pct", _E2E_SCOPES, "%",
+           "the same bound per delivered packet: packets whose delay exceeds n x D_avg + propagation, D_avg over "
+           "the 1 s before the packet's exit / packets x 100", _E2E),
     Metric("goodput_Bps", (FLOW, ALL, GROUP), "bytes/s",
            f"payload bytes delivered in order {_WINDOW_ENDS} / the seconds between them; all and groups: the "
            "sum over their flows (system goodput)", _TCP),
@@ -167,8 +217,8 @@ def names() -> list[str]:
 
 def scope_kind(scope: str) -> str | None:
     """The registry scope a concrete scope belongs to: core0 -> core<i>, group:ftp -> group:<name>, ..."""
-    if scope == "all":
-        return ALL
+    if scope in (ALL, THROUGH):
+        return scope
     if scope.startswith("group:"):
         return GROUP
     for kind, regex in ((FLOW, r"flow\d+"), (LINK, r"core\d+")):

@@ -101,10 +101,14 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from experiments import curves
 
 INTERVAL_S = 1.0
 CORE_VAR_WINDOWS_S = (100, 500, 1000)  # window lengths of core_drops_per_s_var@<a>-<b>
@@ -224,31 +228,181 @@ def _link_series(link, samples, delays, capacity_bps, warmup, interval) -> list[
     return out
 
 
-def e2e_metrics(journeys: pd.DataFrame, warmup: float, end: float, interval: float):
-    """(metrics rows, series rows) of end-to-end delay and loss, per flow and for all flows."""
+def core_link_specs(params: dict) -> list[tuple[float, float]]:
+    """(bandwidth bit/s, propagation s) of each core link C0->C1, C1->C2, ..., `core_links` overrides applied."""
+    topology = params["topology"]
+    n_links = int(topology.get("core_nodes", 2)) - 1
+    overrides = topology.get("core_links") or [{}] * n_links
+    links = [{**topology["core_link"], **override} for override in overrides]
+    return [(bandwidth_bps(link["bandwidth"]), seconds(link["delay"])) for link in links]
+
+
+@dataclass(frozen=True)
+class FlowPath:
+    """Where a flow crosses the core: its core links (indices), routers traversed and propagation delay."""
+
+    links: tuple[int, ...]
+    nodes: int
+    propagation_s: float
+    through: bool  # enters at the first core router and leaves at the last
+
+
+def flow_paths(params: dict) -> dict[int, FlowPath]:
+    """fid -> FlowPath of every flow of params.json (a reverse flow, enter > leave, uses no forward core link)."""
+    specs = core_link_specs(params)
+    last = len(specs)
+    edge_delay = seconds(params["topology"]["edge_link"]["delay"])
+    paths = {}
+    for flow in params.get("flows", []):
+        enter, leave = int(flow.get("enter", 0)), int(flow.get("leave", last))
+        edge = seconds(flow["edge_link"]["delay"]) if "edge_link" in flow else edge_delay
+        links = tuple(range(enter, leave)) if enter < leave else ()
+        core = sum(specs[i][1] for i in range(min(enter, leave), max(enter, leave)))
+        paths[int(flow["fid"])] = FlowPath(links, abs(leave - enter) + 1, 2 * edge + core, (enter, leave) == (0, last))
+    return paths
+
+
+def e2e_scopes(packets: pd.DataFrame, params: dict) -> list[tuple[str, pd.DataFrame]]:
+    """(scope, its packets): all, through (the flows crossing the whole core), each flow group, each flow."""
+    paths = flow_paths(params)
+    through = [fid for fid, path in paths.items() if path.through]
+    scopes = group_scopes(packets, named_groups(params))
+    scopes.insert(1, ("through", packets[packets["fid"].isin(through)]))
+    return scopes + [(f"flow{fid}", part) for fid, part in packets.groupby("fid", sort=True)]
+
+
+def _per_bin_loss(packets: pd.DataFrame, lost: pd.Series, warmup: float, interval: float) -> pd.Series:
+    per_bin = lost.groupby(_bins(packets["t_enter"], warmup, interval)).agg(["sum", "count"])
+    return per_bin["sum"] / per_bin["count"] * 100
+
+
+def e2e_values(packets: pd.DataFrame, warmup: float, interval: float, multi_flow: bool) -> dict[str, float]:
+    """The e2e metrics of one scope's settled data packets (see the module docstring)."""
+    delivered = packets[~packets["dropped"]]
+    delay_ms = delivered["delay"] * 1000
+    loss_pct = _per_bin_loss(packets, packets["dropped"], warmup, interval)
+    signalled_pct = _per_bin_loss(packets, packets["dropped"] | packets["marked"], warmup, interval)
+    values = {
+        "e2e_delay_ms_mean": delay_ms.mean(),
+        "e2e_delay_ms_std": delay_ms.std(ddof=0),
+        "e2e_loss_pct_mean": loss_pct.mean(),
+        "e2e_loss_pct_std": loss_pct.std(ddof=0),
+        "e2e_loss_marked_pct_mean": signalled_pct.mean(),
+        "e2e_loss_marked_pct_std": signalled_pct.std(ddof=0),
+        "e2e_packets": float(len(packets)),
+    }
+    if multi_flow:
+        flow_delay = delivered.groupby("fid")["delay"].mean() * 1000
+        flow_loss = packets.groupby("fid")["dropped"].mean() * 100
+        values |= {
+            "e2e_delay_ms_flow_mean": flow_delay.mean(),
+            "e2e_delay_ms_flow_std": flow_delay.std(ddof=0),
+            "e2e_loss_pct_flow_mean": flow_loss.mean(),
+            "e2e_loss_pct_flow_std": flow_loss.std(ddof=0),
+        }
+    return values
+
+
+def e2e_metrics(journeys: pd.DataFrame, params: dict, warmup: float, end: float, interval: float):
+    """(metrics rows, series rows) of end-to-end delay and loss for scope all, through, each group and each flow."""
     data = journeys[~((journeys["ptype"] == "tcp") & (journeys["size"] <= TCP_HEADER_BYTES))]
     window = data[(data["t_enter"] >= warmup) & (data["t_enter"] < end)]
     settled = window[window["dropped"] | window["t_exit"].notna()]  # not still in flight at the end
     rows, series = [], []
-    groups = [("all", settled)] + [(f"flow{fid}", g) for fid, g in settled.groupby("fid", sort=True)]
-    for scope, packets in groups:
+    for scope, packets in e2e_scopes(settled, params):
+        if packets.empty:
+            continue
+        multi_flow = not scope.startswith("flow")
+        rows += _rows(scope, e2e_values(packets, warmup, interval, multi_flow))
         delivered = packets[~packets["dropped"]]
-        delay_ms = delivered["delay"] * 1000
-        binned = packets.assign(t=_bins(packets["t_enter"], warmup, interval))
-        per_bin = binned.groupby("t")["dropped"].agg(["sum", "count"])
-        loss_pct = per_bin["sum"] / per_bin["count"] * 100
-        values = {
-            "e2e_delay_ms_mean": delay_ms.mean(),
-            "e2e_delay_ms_std": delay_ms.std(ddof=0),
-            "e2e_loss_pct_mean": loss_pct.mean(),
-            "e2e_loss_pct_std": loss_pct.std(ddof=0),
-            "e2e_packets": float(len(packets)),
-        }
-        rows += [{"scope": scope, "metric": m, "value": float(v)} for m, v in values.items()]
-        delay_bins = delivered.assign(t=_bins(delivered["t_enter"], warmup, interval))
-        mean_delay = delay_bins.groupby("t")["delay"].mean() * 1000
+        mean_delay = delivered.groupby(_bins(delivered["t_enter"], warmup, interval))["delay"].mean() * 1000
+        loss_pct = _per_bin_loss(packets, packets["dropped"], warmup, interval)
         series += [{"scope": scope, "metric": "e2e_delay_ms_mean", "t": t, "value": v} for t, v in mean_delay.items()]
         series += [{"scope": scope, "metric": "e2e_loss_pct", "t": t, "value": v} for t, v in loss_pct.items()]
+    return rows, series
+
+
+def link_packets(hops: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """link name -> the packets that arrived at its queue (curves.LinkCurves' input)."""
+    columns = ["t_enqueue", "t_dequeue", "size", "dropped"]
+    return {link: part[columns] for link, part in hops.groupby("link", sort=True)}
+
+
+def node_metrics(
+    packets_by_link: dict[str, pd.DataFrame], specs: list[tuple[float, float]], warmup: float, end: float,
+    interval: float, thresholds: Sequence[int] = (),
+) -> tuple[list[dict], list[dict]]:  # fmt: skip
+    """(metrics rows, series rows) of Koo et al.'s Eqs. 4-7 per core link (see the module docstring)."""
+    rows, series = [], []
+    for link, packets in packets_by_link.items():
+        capacity = specs[int(link.removeprefix("core"))][0]
+        whole = curves.summary(packets, capacity, warmup, end, thresholds)
+        values = {
+            "node_queue_bytes_avg": whole["queue_bytes_avg"],
+            "node_delay_ms_avg": whole["delay_avg_s"] * 1000,
+            "node_delay_ms_max": whole["delay_max_s"] * 1000,
+            "node_loss_pct_avg": whole["busy_loss_pct"],
+            "node_busy_pct": whole["busy_fraction"] * 100,
+            **{f"queue_above_{int(b)}B_pct": whole[f"above_{int(b)}_pct"] for b in thresholds},
+        }
+        rows += _rows(link, values)
+        bins = curves.binned(packets, capacity, warmup, end, interval)
+        for metric, column, factor in _NODE_SERIES:
+            series += [{"scope": link, "metric": metric, "t": t, "value": v * factor}
+                       for t, v in zip(bins["t"], bins[column], strict=True) if not math.isnan(v)]  # fmt: skip
+    return rows, series
+
+
+# series metric -> (curves.binned column, factor)
+_NODE_SERIES = (
+    ("node_delay_ms_avg", "delay_avg_s", 1000.0),
+    ("node_queue_bytes_avg", "queue_bytes_avg", 1.0),
+    ("node_loss_pct_avg", "busy_loss_pct", 1.0),
+)
+
+
+def bound_metrics(
+    journeys: pd.DataFrame, params: dict, packets_by_link: dict[str, pd.DataFrame], warmup: float, end: float,
+    interval: float,
+) -> tuple[list[dict], list[dict]]:  # fmt: skip
+    """Koo et al. §5.2's bound n x D_avg + propagation against the delivered packets' delays, per scope (module
+    docstring): e2e_bound_excess_pct per (flow, bin of exit time), e2e_bound_excess_pkt_pct per packet, and the
+    series e2e_delay_bound_ms per flow and bin (t = bin start)."""
+    specs, paths = core_link_specs(params), flow_paths(params)
+    link_curves = {
+        int(name.removeprefix("core")): curves.LinkCurves(packets, specs[int(name.removeprefix("core"))][0])
+        for name, packets in packets_by_link.items()
+    }
+    data = journeys[~((journeys["ptype"] == "tcp") & (journeys["size"] <= TCP_HEADER_BYTES))]
+    delivered = data[~data["dropped"] & data["t_exit"].between(warmup + interval, end, inclusive="left")]
+    edges = np.arange(warmup, end - interval + 1e-9, interval)
+    judged, series = [], []
+    for fid, packets in delivered.groupby("fid", sort=True):
+        path = paths.get(int(fid))
+        if path is None or not path.links or any(i not in link_curves for i in path.links):
+            continue
+        # per packet: D_avg over the interval before its exit, the largest over the flow's core links
+        exits = packets["t_exit"].to_numpy()
+        d_avg = np.max([link_curves[i].delay.mean(exits - interval, exits) for i in path.links], axis=0)
+        bound = path.nodes * d_avg + path.propagation_s
+        # per bin of exit time: the flow's mean delay in the bin against the bin's D_avg
+        bin_d = np.max([link_curves[i].delay.mean(edges, edges + interval) for i in path.links], axis=0)
+        bin_bound = pd.Series(path.nodes * bin_d + path.propagation_s, index=edges)
+        mean_delay = packets.groupby(_bins(packets["t_exit"], warmup, interval))["delay"].mean()
+        over_bins = mean_delay > bin_bound.reindex(mean_delay.index).to_numpy()
+        judged.append(pd.DataFrame({"fid": fid, "over_pkt": packets["delay"].to_numpy() > bound,
+                                    "bin_over": np.nan}))  # fmt: skip
+        judged.append(pd.DataFrame({"fid": fid, "over_pkt": np.nan, "bin_over": over_bins.to_numpy(dtype=float)}))
+        series += [{"scope": f"flow{fid}", "metric": "e2e_delay_bound_ms", "t": t, "value": v * 1000}
+                   for t, v in bin_bound.items()]  # fmt: skip
+    if not judged:
+        return [], series
+    table = pd.concat(judged, ignore_index=True)
+    rows = []
+    for scope, part in e2e_scopes(table, params):
+        if len(part):
+            rows += _rows(scope, {"e2e_bound_excess_pct": part["bin_over"].mean() * 100,
+                                  "e2e_bound_excess_pkt_pct": part["over_pkt"].mean() * 100})  # fmt: skip
     return rows, series
 
 
@@ -530,28 +684,35 @@ def _read(tables: Path, kind: str, columns: list[str] | None = None) -> pd.DataF
     return pd.read_parquet(path, columns=columns) if path.is_file() else None
 
 
-def run_metrics(run_dir: Path, warmup: float, interval: float = INTERVAL_S) -> tuple[pd.DataFrame, pd.DataFrame]:
+def run_metrics(
+    run_dir: Path, warmup: float, interval: float = INTERVAL_S, queue_thresholds: Sequence[int] = ()
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The (metrics, series) tables of one run directory, without context columns.
 
     hops and journeys (from the packet trace), flows (from flows.tsv), objects and the core_log tables are used
-    when the run has them.
+    when the run has them; `queue_thresholds` (bytes) are the experiment's, for queue_above_<b>B_pct.
     """
     params = json.loads((run_dir / "params.json").read_text())
     tables, end = run_dir / "tables", float(params["duration"])
-    capacity = bandwidth_bps(params["topology"]["core_link"]["bandwidth"])
+    specs = core_link_specs(params)
+    capacity = specs[0][0]
     queue = pd.read_parquet(tables / "queue.parquet")
-    hops = _read(tables, "hops", ["link", "t_enqueue", "queue_delay", "dropped"])
-    journeys = _read(tables, "journeys", ["fid", "ptype", "size", "t_enter", "t_exit", "delay", "dropped"])
+    hops = _read(tables, "hops", ["link", "size", "t_enqueue", "t_dequeue", "queue_delay", "dropped"])
+    journeys = _read(tables, "journeys", ["fid", "ptype", "size", "t_enter", "t_exit", "delay", "dropped", "marked"])
     flows = _read(tables, "flows", ["time", "fid", "delivered_bytes", "cwnd", "retransmits"])
     rows, series = link_metrics(queue, hops, capacity, warmup, interval, end)
+    by_link = link_packets(hops) if hops is not None else {}
+    node_rows, node_series = node_metrics(by_link, specs, warmup, end, interval, queue_thresholds)
+    rows, series = rows + node_rows, series + node_series
     rows += [
         {"scope": "all", "metric": f"bottleneck_{r['metric']}", "value": r["value"]}
         for r in rows
         if r["scope"] == "core0"
     ]
     if journeys is not None:
-        e2e_rows, e2e_series = e2e_metrics(journeys, warmup, end, interval)
-        rows, series = rows + e2e_rows, series + e2e_series
+        e2e_rows, e2e_series = e2e_metrics(journeys, params, warmup, end, interval)
+        bound_rows, bound_series = bound_metrics(journeys, params, by_link, warmup, end, interval)
+        rows, series = rows + e2e_rows + bound_rows, series + e2e_series + bound_series
     if flows is not None:
         tcp_rows, tcp_series = flow_metrics(flows, flow_groups(params, flows["fid"].unique()), warmup, end, interval)
         rows, series = rows + tcp_rows, series + tcp_series

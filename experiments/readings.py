@@ -13,7 +13,12 @@ Two sources of alternatives:
   own keys, so the baseline is never run twice;
 - axis choices (`axis` + `baseline`): a matrix axis already runs every reading (for the
   figures); claims are judged at the baseline level, each other level is a reading, and
-  no extra run is made.
+  no extra run is made;
+- measure choices (alternatives with `metrics: {baseline metric: alternative metric}`):
+  where the paper leaves open how a published number is computed from the same runs
+  (e.g. a standard deviation across time bins or across flows). The reading judges the
+  claims reading those metrics with the alternative metric instead, on the runs of the
+  baseline, or, in an interaction with path choices, on the runs of their reading.
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ class Reading:
     choices: tuple[tuple[str, str], ...] = ()  # (choice id, alternative label)
     assignments: dict = field(default_factory=dict)  # dotted path -> value (path choices)
     axis_levels: dict = field(default_factory=dict)  # axis -> level label (axis choices)
+    metrics: dict = field(default_factory=dict)  # claim metric -> metric read instead (measure choices)
+    runs: str = BASELINE  # a measure reading: the label of the reading whose runs it reads
 
     @property
     def is_baseline(self) -> bool:
@@ -55,8 +62,16 @@ def alternative_assignments(choice: dict, alternative: dict) -> dict:
     return {choice["path"]: alternative["value"]}
 
 
+def is_measure_choice(choice: dict) -> bool:
+    return any("metrics" in alt for alt in choice.get("alternatives", []))
+
+
 def path_choices(doc: dict) -> dict[str, dict]:
-    return {c["id"]: c for c in doc.get("choices", []) if "alternatives" in c}
+    return {c["id"]: c for c in doc.get("choices", []) if "alternatives" in c and not is_measure_choice(c)}
+
+
+def measure_choices(doc: dict) -> dict[str, dict]:
+    return {c["id"]: c for c in doc.get("choices", []) if is_measure_choice(c)}
 
 
 def axis_choices(doc: dict) -> dict[str, dict]:
@@ -64,22 +79,54 @@ def axis_choices(doc: dict) -> dict[str, dict]:
 
 
 def run_readings(doc: dict) -> list[Reading]:
-    """Every reading that needs runs: each alternative alone, then each interaction's combinations."""
+    """Every reading that needs runs: each alternative alone, then each interaction's combinations (of an
+    interaction with measure choices, the combinations of its path choices)."""
     choices = path_choices(doc)
     readings = []
     for cid, choice in choices.items():
         for alt in choice["alternatives"]:
-            readings.append(Reading(reading_label([(cid, alt["label"])]), ((cid, alt["label"]),),
-                                    alternative_assignments(choice, alt)))  # fmt: skip
+            readings.append(_run_reading(choices, [(cid, alt)]))
     for ids in doc.get("interactions", []):
-        options = [[(cid, alt) for alt in choices[cid]["alternatives"]] for cid in ids]
-        for combo in itertools.product(*options):
-            assignments = {}
-            for cid, alt in combo:
-                assignments.update(alternative_assignments(choices[cid], alt))
-            pairs = tuple((cid, alt["label"]) for cid, alt in combo)
-            readings.append(Reading(reading_label(pairs), pairs, assignments))
+        for combo in _combinations(choices, [cid for cid in ids if cid in choices]):
+            readings.append(_run_reading(choices, combo))
+    unique = {r.label: r for r in readings if r.choices}
+    return list(unique.values())
+
+
+def measure_readings(doc: dict) -> list[Reading]:
+    """Every reading of a measure choice: each alternative alone (on the baseline's runs), then the combinations
+    of each interaction that names one (on the runs of its path choices' reading)."""
+    measures, paths = measure_choices(doc), path_choices(doc)
+    combos = [[(cid, alt)] for cid, choice in measures.items() for alt in choice["alternatives"]]
+    for ids in doc.get("interactions", []):
+        if any(cid in measures for cid in ids):
+            combos += _combinations({**paths, **measures}, ids)
+    readings = []
+    for combo in combos:
+        runs = [(cid, alt) for cid, alt in combo if cid in paths]
+        metrics = {}
+        for cid, alt in combo:
+            if cid in measures:
+                metrics.update(alt["metrics"])
+        pairs = tuple((cid, alt["label"]) for cid, alt in combo)
+        readings.append(Reading(reading_label(pairs), pairs, metrics=metrics,
+                                runs=reading_label((cid, alt["label"]) for cid, alt in runs)))  # fmt: skip
     return readings
+
+
+def _combinations(choices: dict[str, dict], ids: list[str]) -> list[list[tuple[str, dict]]]:
+    if len(ids) < 2:
+        return []
+    options = [[(cid, alt) for alt in choices[cid]["alternatives"]] for cid in ids]
+    return [list(combo) for combo in itertools.product(*options)]
+
+
+def _run_reading(choices: dict[str, dict], combo: list[tuple[str, dict]]) -> Reading:
+    assignments = {}
+    for cid, alt in combo:
+        assignments.update(alternative_assignments(choices[cid], alt))
+    pairs = tuple((cid, alt["label"]) for cid, alt in combo)
+    return Reading(reading_label(pairs), pairs, assignments)
 
 
 def axis_readings(doc: dict, experiment: str) -> list[Reading]:
@@ -152,7 +199,7 @@ def experiments_of(doc: dict, reading: Reading) -> list[str]:
     for name in doc["experiments"]:
         if not any(c["experiment"] == name for c in doc.get("claims", [])):
             continue
-        if all(_applies(doc, choices[cid], name) for cid, _ in reading.choices):
+        if all(_applies(doc, choices[cid], name) for cid, _ in reading.choices if cid in choices):
             out.append(name)
     return out
 

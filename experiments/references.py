@@ -59,6 +59,7 @@ def check(doc: dict, path: str | Path, ns_binary: Path | None) -> None:
         check_metric(claim["metric"], claim.get("scope", "all"), scenario, exp, f"{where}.metric", path)
         for metric, narrow in note_placeholders(claim.get("note", "")):
             check_placeholder(metric, narrow, claim, exp, f"{where}.note: {{{{{metric}}}}}", path)
+    check_measure_alternatives(doc, path)
     for section in ("figures", "tables"):
         for index, artifact in enumerate(doc.get(section, [])):
             check_artifact(artifact, doc, f"{section}[{index}]", path)
@@ -72,6 +73,25 @@ def check(doc: dict, path: str | Path, ns_binary: Path | None) -> None:
 
 
 # --- metrics -----------------------------------------------------------------
+
+
+def check_measure_alternatives(doc: dict, path: Path) -> None:
+    """Each `metrics` entry of a measure choice's alternative replaces a metric some claim reads, by a metric
+    that exists in that claim's scope and whose needs its runs meet."""
+    for index, choice in enumerate(doc.get("choices", [])):
+        if not readings.is_measure_choice(choice):
+            continue
+        for a, alt in enumerate(choice["alternatives"]):
+            where = f"choices[{index}].alternatives[{a}].metrics"
+            for old, new in alt["metrics"].items():
+                claims = [c for c in doc.get("claims", []) if c["metric"] == old]
+                if not claims:
+                    read = sorted({c["metric"] for c in doc.get("claims", [])})
+                    raise ConfigError(f"{path}: {where}: no claim reads '{old}'; claims read: {', '.join(read)}")
+                for claim in claims:
+                    exp = doc["experiments"][claim["experiment"]]
+                    scenario = scenario_at(exp, claim.get("where", {}))
+                    check_metric(new, claim.get("scope", "all"), scenario, exp, f"{where}.{old}", path)
 
 
 def scenario_at(experiment: dict, where: dict) -> dict:

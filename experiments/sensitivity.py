@@ -27,7 +27,8 @@ from experiments.config import axes_of
 from experiments.report import build_line, load_metrics, write_atomic
 
 HOLDS = {"pass", "drift"}
-COLUMNS = ["paper", "claim", "cell", "experiment", "reading", "choices", "verdict", "measured", "expected"]
+COLUMNS = ["paper", "claim", "row", "cell", "experiment", "reading", "choices", "verdict", "measured", "expected",
+           "distance"]  # fmt: skip
 
 
 def claim_readings(doc: dict, experiment: str) -> list[tuple[readings_mod.Reading, dict]]:
@@ -37,7 +38,24 @@ def claim_readings(doc: dict, experiment: str) -> list[tuple[readings_mod.Readin
     runs = [r for r in readings_mod.run_readings(doc) if experiment in readings_mod.experiments_of(doc, r)]
     out += [(r, base_levels) for r in runs]
     out += [(r, {**base_levels, **r.axis_levels}) for r in readings_mod.axis_readings(doc, experiment)]
+    measures = readings_mod.measure_readings(doc)
+    out += [(r, base_levels) for r in measures if experiment in readings_mod.experiments_of(doc, r)]
     return out
+
+
+def reading_claim(claim: dict, reading: readings_mod.Reading) -> dict:
+    """The claim as a reading judges it: a measure reading reads its alternative metric (a claim whose metric it
+    does not replace keeps the verdict of the runs the reading reads)."""
+    return {**claim, "metric": reading.metrics.get(claim["metric"], claim["metric"])}
+
+
+def reading_metrics(reading: readings_mod.Reading, baseline: dict, by_reading: dict) -> dict[str, pd.DataFrame]:
+    """experiment -> the metrics a reading's claims are judged on: its own runs', or those of the runs it reads."""
+    if reading.runs_anew:
+        return by_reading.get(reading.label, {})
+    if reading.metrics and reading.runs != readings_mod.BASELINE:
+        return by_reading.get(reading.runs, {})
+    return baseline
 
 
 def table(doc: dict, baseline: dict[str, pd.DataFrame], by_reading: dict[str, dict[str, pd.DataFrame]]) -> pd.DataFrame:
@@ -50,18 +68,65 @@ def table(doc: dict, baseline: dict[str, pd.DataFrame], by_reading: dict[str, di
         exp = claim["experiment"]
         axes = list(axes_of(doc["experiments"][exp]))
         for reading, fixed in claim_readings(doc, exp):
-            metrics = baseline.get(exp) if not reading.runs_anew else by_reading.get(reading.label, {}).get(exp)
-            cells = claims_mod.evaluate(claim, metrics, axes, fixed) if metrics is not None else []
+            judged_claim = reading_claim(claim, reading)
+            metrics = reading_metrics(reading, baseline, by_reading).get(exp)
+            cells = claims_mod.evaluate(judged_claim, metrics, axes, fixed) if metrics is not None else []
             judged = claims_mod.combine(claim, cells or [claims_mod.missing(claim)])
             for cv in judged:
                 rows.append({
-                    "paper": doc["paper"], "claim": cv.claim,
+                    "paper": doc["paper"], "claim": cv.claim, "row": claim.get("row", ""),
                     "cell": cv.deciding.group if cv.combine == "each" else "",
                     "experiment": exp, "reading": reading.label,
                     "choices": ",".join(f"{c}={a}" for c, a in reading.choices),
                     "verdict": cv.verdict, "measured": cv.deciding.measured, "expected": cv.deciding.expected,
+                    "distance": relative_distance(claim, cv.deciding.value),
                 })  # fmt: skip
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def relative_distance(claim: dict, value: float) -> float:
+    """|measured - expected| / |expected| of a value or ratio claim (nan for other kinds, or expected 0)."""
+    expected = claim.get("expected")
+    if expected in (None, 0) or claim["kind"] not in ("value", "ratio"):
+        return float("nan")
+    return abs(value - expected) / abs(expected)
+
+
+def row_ranking(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per published row and reading: claims judged, how many hold (pass or drift), pass, and the mean relative
+    distance of its value claims; best first (most holding, then most passing, then the smallest distance)."""
+    rows = rows[rows["row"] != ""]
+    stats = rows.groupby(["row", "reading"], sort=False).agg(
+        claims=("claim", "size"),
+        holds=("verdict", lambda v: int(v.isin(list(HOLDS)).sum())),
+        passes=("verdict", lambda v: int((v == "pass").sum())),
+        distance=("distance", "mean"),
+    )
+    stats = stats.reset_index()
+    return stats.sort_values(["row", "holds", "passes", "distance"], ascending=[True, False, False, True],
+                             kind="stable", na_position="last")  # fmt: skip
+
+
+def row_lines(rows: pd.DataFrame, shown: int = 5) -> list[str]:
+    """Markdown: per published row, the readings that explain its claims best, and the baseline."""
+    ranking = row_ranking(rows)
+    lines = []
+    for row, part in ranking.groupby("row", sort=False):
+        top = part.head(shown)
+        base = part[part["reading"] == readings_mod.BASELINE]
+        table = pd.concat([top, base]).drop_duplicates("reading")
+        lines += [
+            f"**{row}** ({int(part['claims'].max())} claims): readings best first "
+            f"(of {len(part)} tried; the baseline last if it is not among them)",
+            "",
+            "| reading | hold (pass or drift) | pass | mean relative distance of the values |",
+            "|---|---|---|---|",
+        ]
+        for r in table.itertuples():
+            distance = "-" if pd.isna(r.distance) else f"{r.distance:.2f}"
+            lines.append(f"| {r.reading} | {r.holds} of {r.claims} | {r.passes} | {distance} |")
+        lines.append("")
+    return lines
 
 
 def classify(verdicts: dict[str, str]) -> str:
@@ -121,6 +186,8 @@ def paper_markdown(doc: dict, rows: pd.DataFrame) -> list[str]:
             lines += [f"**{title}** ({len(lists[kind])}): " + "; ".join(lists[kind]) + ".", ""]
     if hypotheses:
         lines += ["**Hypotheses in the notes**", ""] + hypotheses + [""]
+    if (rows["row"] != "").any():
+        lines += ["**Which reading explains each published row best**", ""] + row_lines(rows)
     return lines
 
 

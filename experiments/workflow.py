@@ -235,8 +235,8 @@ def parse_into_tables(settings: Settings):
 def aggregate_experiment(plan: Plan, paper: str, experiment: str, records: list[str], out_dir: str | Path) -> None:
     from experiments import aggregate
 
-    warmup = plan.docs[paper]["experiments"][experiment]["warmup"]
-    aggregate.aggregate(records, warmup, out_dir)
+    exp = plan.docs[paper]["experiments"][experiment]
+    aggregate.aggregate(records, exp["warmup"], out_dir, exp.get("queue_thresholds", ()))
 
 
 def draw(plan: Plan, results: str | Path, paper: str, kind: str, artifact_id: str, log: str | Path) -> list[Path]:

@@ -22,6 +22,16 @@ def drop_link_names(drops: pa.Table, links: LinkTable) -> pa.Array:
     return pc.coalesce(links.name_of(drops["link"]), unnamed)
 
 
+# ns-2's trace.cc writes 7 flag characters; the fifth is `E` when the packet carries Congestion Experienced
+# (hdr_flags::ecn_to_echo_, set by a marking RED or PI queue).
+_CE_FLAG = 4
+
+
+def ce_marked(flags: pa.ChunkedArray) -> pa.ChunkedArray:
+    """Whether each trace line's flags carry the CE mark."""
+    return pc.equal(pc.utf8_slice_codeunits(flags, _CE_FLAG, _CE_FLAG + 1), "E")
+
+
 def build_journeys(events: LinkEvents, links: LinkTable) -> pa.Table:
     """One row per packet enqueued on an entry link (DESIGN.md section 6, `journeys`), sorted by entry time, uid."""
     enters, exits, drops = events.enters, events.exits, events.drops
@@ -29,7 +39,8 @@ def build_journeys(events: LinkEvents, links: LinkTable) -> pa.Table:
     require_unique(exits, ["uid"], "`r` events on exit links")
     require_unique(drops, ["uid"], "`d` events")
     enters = enters.rename_columns({"time": "t_enter"}).append_column("flow", links.flow_of(enters["link"]))
-    exits = pa.table({"uid": exits["uid"], "flow": links.flow_of(exits["link"]), "t_exit": exits["time"]})
+    exits = pa.table({"uid": exits["uid"], "flow": links.flow_of(exits["link"]), "t_exit": exits["time"],
+                      "marked": ce_marked(exits["flags"])})  # fmt: skip
     drops = pa.table({"uid": drops["uid"], "drop_time": drops["time"], "drop_link": drop_link_names(drops, links)})
     table = (
         enters.drop_columns(["link"])
@@ -38,4 +49,5 @@ def build_journeys(events: LinkEvents, links: LinkTable) -> pa.Table:
     )
     table = table.append_column("delay", pc.subtract(table["t_exit"], table["t_enter"]))
     table = table.append_column("dropped", pc.is_valid(table["drop_time"]))
+    table = table.set_column(table.schema.get_field_index("marked"), "marked", pc.fill_null(table["marked"], False))
     return table.sort_by([("t_enter", "ascending"), ("uid", "ascending")]).select(SCHEMAS["journeys"].names)

@@ -19,9 +19,9 @@ from parsers.run_meta import LinkTable
 _LINK = pa.field("link", pa.int32())  # index into LinkTable, null for a link meta.json does not name
 _PARTS = {
     "enters": ["uid", "fid", "seq", "ptype", "size", "time", "link"],  # `+` on an entry link
-    "exits": ["uid", "time", "link"],  # `r` on an exit link
+    "exits": ["uid", "time", "flags", "link"],  # `r` on an exit link (flags: the CE mark)
     "drops": ["uid", "time", "from", "to", "link"],  # `d` on any link
-    "core_enqueues": ["uid", "fid", "time", "link"],  # `+` on a core link
+    "core_enqueues": ["uid", "fid", "size", "time", "link"],  # `+` on a core link
     "core_dequeues": ["uid", "time", "link"],  # `-` on a core link
 }
 
@@ -50,7 +50,7 @@ class LinkEvents:
 
 
 class LinkEventCollector:
-    columns = ("event", "time", "from", "to", "ptype", "size", "fid", "seq", "uid")
+    columns = ("event", "time", "from", "to", "ptype", "size", "flags", "fid", "seq", "uid")
 
     def __init__(self, links: LinkTable):
         self.links = links

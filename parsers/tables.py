@@ -22,6 +22,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("dropped", pa.bool_()),
             ("drop_time", pa.float64()),
             ("drop_link", pa.string()),
+            ("marked", pa.bool_()),
         ]
     ),
     "hops": pa.schema(
@@ -29,6 +30,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("link", pa.string()),
             ("fid", pa.int32()),
             ("uid", pa.int64()),
+            ("size", pa.int32()),
             ("t_enqueue", pa.float64()),
             ("t_dequeue", pa.float64()),
             ("queue_delay", pa.float64()),

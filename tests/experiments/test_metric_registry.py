@@ -65,7 +65,10 @@ def real_run(ns_binary, tmp_path_factory) -> Path:
 @pytest.fixture
 def produced(real_run, untraced_run, core_log_run) -> pd.DataFrame:  # noqa: F811
     """(scope, metric) of every metrics row of the three runs."""
-    frames = [metrics.run_metrics(run, warmup=1.0)[0] for run in (real_run, untraced_run, core_log_run)]
+    frames = [
+        metrics.run_metrics(run, warmup=1.0, queue_thresholds=(1000,))[0]
+        for run in (real_run, untraced_run, core_log_run)
+    ]
     return pd.concat(frames, ignore_index=True)[["scope", "metric"]].drop_duplicates()
 
 
@@ -87,7 +90,8 @@ def test_every_registered_metric_is_produced_in_every_scope_it_lists(produced):
 
 
 def test_the_real_run_has_every_member_of_each_patterned_family(real_run):
-    names = set(metrics.run_metrics(real_run, warmup=1.0)[0]["metric"])
+    names = set(metrics.run_metrics(real_run, warmup=1.0, queue_thresholds=(1000, 5000))[0]["metric"])
+    assert {"queue_above_1000B_pct", "queue_above_5000B_pct", "bottleneck_queue_above_5000B_pct"} <= names
     assert {f"core_drop_hint_le{k}_pct" for k in metrics.HINT_LEVELS} <= names
     assert {"object_delay_s_p70", "object_delay_s_p90", "object_delay_s_p95"} <= names
     assert "core_drops_per_s_var@0-100" in names

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from experiments import metrics
 from experiments.metrics import (
     bandwidth_bps,
     e2e_metrics,
@@ -49,8 +50,15 @@ JOURNEYS = pd.DataFrame(
         "t_exit": [0.03, 0.25, 0.47, NaN, 1.34, 0.52, NaN],
         "delay": [0.03, 0.05, 0.07, NaN, 0.04, 0.02, NaN],
         "dropped": [False, False, False, True, False, False, False],  # the last is still in flight at t=2
+        "marked": [False, False, True, False, False, False, False],  # the packet entering at 0.4 arrives CE-marked
     }
 )
+# Flow 1 (group tcp) crosses the chain C0->C1->C2; flow 2 (group udp) leaves at C1: not `through`.
+E2E_PARAMS = {
+    "topology": {"kind": "chain", "core_nodes": 3, "core_link": {"bandwidth": "1Mb", "delay": "10ms"},
+                 "edge_link": {"bandwidth": "100Mb", "delay": "1ms"}},
+    "flows": [{"fid": 1, "group": "tcp"}, {"fid": 2, "group": "udp", "leave": 1}],
+}  # fmt: skip
 
 
 def as_dict(rows, scope):
@@ -87,7 +95,7 @@ def test_warmup_excludes_the_start():
 
 
 def test_e2e_metrics():
-    rows, series = e2e_metrics(JOURNEYS, warmup=0.0, end=2.0, interval=1.0)
+    rows, series = e2e_metrics(JOURNEYS, E2E_PARAMS, warmup=0.0, end=2.0, interval=1.0)
     everything = as_dict(rows, "all")
     assert everything["e2e_delay_ms_mean"] == pytest.approx(45.0)  # 50, 70, 40, 20
     assert everything["e2e_delay_ms_std"] == pytest.approx(math.sqrt(325))
@@ -99,6 +107,24 @@ def test_e2e_metrics():
     assert as_dict(rows, "flow2")["e2e_loss_pct_mean"] == 0.0
     delay_series = {s["t"]: s["value"] for s in series if s["scope"] == "all" and s["metric"] == "e2e_delay_ms_mean"}
     assert delay_series == pytest.approx({0.0: (50 + 70 + 20) / 3, 1.0: 40.0})
+
+
+def test_e2e_marks_flows_groups_and_through():
+    rows, _ = e2e_metrics(JOURNEYS, E2E_PARAMS, warmup=0.0, end=2.0, interval=1.0)
+    everything = as_dict(rows, "all")
+    # a mark counts as a loss: bin 0 has 1 of 3 (the marked one), bin 1 1 of 2 (the dropped one)
+    assert everything["e2e_loss_marked_pct_mean"] == pytest.approx((100 / 3 + 50) / 2)
+    assert everything["e2e_loss_marked_pct_std"] == pytest.approx((50 - 100 / 3) / 2)
+    # across the flows: flow 1's mean delay 160/3 ms and loss 1 of 4; flow 2's 20 ms and 0 of 1
+    assert everything["e2e_delay_ms_flow_mean"] == pytest.approx((160 / 3 + 20) / 2)
+    assert everything["e2e_delay_ms_flow_std"] == pytest.approx((160 / 3 - 20) / 2)
+    assert everything["e2e_loss_pct_flow_mean"] == pytest.approx(12.5)
+    assert everything["e2e_loss_pct_flow_std"] == pytest.approx(12.5)
+    through = as_dict(rows, "through")  # flow 1 only
+    assert through["e2e_delay_ms_mean"] == pytest.approx(160 / 3) and through["e2e_packets"] == 4
+    assert through["e2e_delay_ms_flow_std"] == 0.0
+    assert as_dict(rows, "group:udp")["e2e_packets"] == 1
+    assert "e2e_delay_ms_flow_std" not in as_dict(rows, "flow1")  # one flow has no spread across flows
 
 
 @pytest.mark.parametrize(
@@ -306,3 +332,47 @@ def test_object_metrics_count_objects_finished_in_the_window():
     assert rows[("all", "objects_unfinished")] == 1
     assert rows[("group:a", "objects_completed")] == 1 and rows[("group:b", "objects_completed")] == 2
     assert rows[("group:b", "object_delay_s_mean")] == 6.0
+
+
+def test_koo_bound_against_a_hand_built_link():
+    """One 8 kb/s core link (a 1000-B packet takes 1 s): packet A in the system over [0, 1), B over [1, 2), so
+    D(t) = t - 0 on [0, 1), t - 1 on [1, 2), 0 after; D_avg is 0.5 s in the bins [0, 1) and [1, 2), 0 later.
+    The flow crosses 2 core routers: bound = 2 x D_avg + 10 ms + 2 x 1 ms."""
+    params = {
+        "topology": {"kind": "dumbbell", "core_nodes": 2, "core_link": {"bandwidth": "8Kb", "delay": "10ms"},
+                     "edge_link": {"bandwidth": "100Mb", "delay": "1ms"}},
+        "flows": [{"fid": 1, "group": "tcp"}, {"fid": 2, "group": "back", "enter": 1, "leave": 0}],
+    }  # fmt: skip
+    hops = pd.DataFrame({"link": ["core0"] * 2, "t_enqueue": [0.0, 1.0], "t_dequeue": [0.0, 1.0],
+                         "size": [1000, 1000], "dropped": [False, False]})  # fmt: skip
+    journeys = pd.DataFrame({
+        "fid": [1, 1, 2], "ptype": ["tcp", "tcp", "cbr"], "size": [1040, 1040, 500],
+        "t_enter": [0.5, 2.0, 1.0], "t_exit": [1.5, 2.5, 1.2], "delay": [1.0, 0.5, 0.2],
+        "dropped": [False] * 3,
+    })  # fmt: skip
+    by_link = metrics.link_packets(hops)
+    rows, series = metrics.bound_metrics(journeys, params, by_link, warmup=0.0, end=4.0, interval=1.0)
+    # bin [1, 2): mean delay 1.0 s <= 2 x 0.5 + 0.012; bin [2, 3): 0.5 s > 2 x 0 + 0.012: half the bins over.
+    # Per packet, D_avg over the second before each exit: [0.5, 1.5] and [1.5, 2.5] both give 0.5 and 0.375 s,
+    # bounds 1.012 and 0.762 s: neither packet is over. Flow 2 goes backwards over no traced link: not judged.
+    assert as_dict(rows, "all") == pytest.approx({"e2e_bound_excess_pct": 50.0, "e2e_bound_excess_pkt_pct": 0.0})
+    assert as_dict(rows, "through") == as_dict(rows, "all")
+    assert "flow2" not in {r["scope"] for r in rows}
+    bound = {s["t"]: s["value"] for s in series if s["metric"] == "e2e_delay_bound_ms" and s["scope"] == "flow1"}
+    assert bound == pytest.approx({0.0: 1012.0, 1.0: 1012.0, 2.0: 12.0, 3.0: 12.0})
+
+
+def test_node_metrics_use_each_core_link_s_own_bandwidth():
+    """core1 is twice as fast as core0: the same packet spends half the time in its system."""
+    hops = pd.DataFrame({"link": ["core0", "core1"], "t_enqueue": [0.0, 1.0], "t_dequeue": [0.0, 1.0],
+                         "size": [1000, 1000], "dropped": [False, False]})  # fmt: skip
+    specs = [(8000.0, 0.01), (16000.0, 0.01)]
+    rows, series = metrics.node_metrics(metrics.link_packets(hops), specs, 0.0, 2.0, 1.0, thresholds=(500,))
+    core0, core1 = as_dict(rows, "core0"), as_dict(rows, "core1")
+    assert core0["node_delay_ms_avg"] == pytest.approx(250.0)  # integral of t over [0, 1) = 0.5 s over 2 s
+    assert core1["node_delay_ms_avg"] == pytest.approx(62.5)  # over [1, 1.5): 0.125 s over 2 s
+    assert core0["node_busy_pct"] == 50.0 and core1["node_busy_pct"] == 25.0
+    assert core0["queue_above_500B_pct"] == 50.0  # 1000 B in the system for 1 of 2 s
+    assert core0["node_loss_pct_avg"] == 0.0 and core0["node_delay_ms_max"] == pytest.approx(1000.0)
+    delay = {s["t"]: s["value"] for s in series if s["metric"] == "node_delay_ms_avg" and s["scope"] == "core1"}
+    assert delay == pytest.approx({0.0: 0.0, 1.0: 125.0})

@@ -39,8 +39,12 @@ DRIVER_PARAMS = {
         "core_link": {"bandwidth": "2Mb", "delay": "10ms"},
         "edge_link": {"bandwidth": "100Mb", "delay": "1ms", "queue": {"class": "Queue/DropTail", "knobs": {}}},
     },
-    "core_queue": {"class": "Queue/RED", "knobs": {"limit_": 20}},
-    "flows": [{"fid": fid, **_FTP} for fid in (1, 2)]
+    # setbit_: RED marks the ECN-capable flow 2 (journeys' `marked`) and drops flow 1's packets
+    "core_queue": {"class": "Queue/RED", "knobs": {"limit_": 20, "setbit_": True, "q_weight_": 0.02}},
+    "flows": [
+        {"fid": 1, **_FTP},
+        {**_FTP, "fid": 2, "agent": {**_FTP["agent"], "knobs": {**_FTP["agent"]["knobs"], "ecn_": 1}}},
+    ]
     + [
         {
             "fid": 3,
@@ -85,7 +89,7 @@ def reference(trace: Path, meta: dict):
     sums, journeys, hops = Counter(), {}, {}
     with open(trace) as f:
         for line in f:
-            event, t, src, dst, ptype, size, _flags, fid, _s, _d, seq, uid = line.split()
+            event, t, src, dst, ptype, size, flags, fid, _s, _d, seq, uid = line.split()
             t, size, fid, uid = float(t), int(size), int(fid), int(uid)
             sums[fid, event, "packets"] += 1
             sums[fid, event, "bytes"] += size
@@ -94,15 +98,15 @@ def reference(trace: Path, meta: dict):
             if event == "+" and role == "entry":
                 journeys[uid] = {"fid": fid, "uid": uid, "seq": int(seq), "ptype": ptype, "size": size, "t_enter": t,
                                  "t_exit": None, "delay": None, "dropped": False, "drop_time": None,
-                                 "drop_link": None, "flow": link["fid"]}  # fmt: skip
+                                 "drop_link": None, "marked": False, "flow": link["fid"]}  # fmt: skip
             elif event == "r" and role == "exit" and uid in journeys and journeys[uid]["flow"] == link["fid"]:
-                journeys[uid].update(t_exit=t, delay=t - journeys[uid]["t_enter"])
+                journeys[uid].update(t_exit=t, delay=t - journeys[uid]["t_enter"], marked=flags[4] == "E")
             elif event == "d" and uid in journeys:
                 journeys[uid].update(dropped=True, drop_time=t, drop_link=link["name"])
             if role == "core":
                 key = (link["name"], uid)
                 if event == "+":
-                    hops[key] = {"link": link["name"], "fid": fid, "uid": uid, "t_enqueue": t, "t_dequeue": None,
+                    hops[key] = {"link": link["name"], "fid": fid, "uid": uid, "size": size, "t_enqueue": t, "t_dequeue": None,
                                  "queue_delay": None, "dropped": False}  # fmt: skip
                 elif event == "-" and key in hops:
                     hops[key].update(t_dequeue=t, queue_delay=t - hops[key]["t_enqueue"])
@@ -133,6 +137,7 @@ def test_real_run_has_every_case(real_run, parsed):
         assert "entry3" in {j["drop_link"] for j in journeys}  # losses on an entry link
     else:
         assert {h["link"] for h in parsed["hops"]} == {"core0", "core1"}  # a chain of 3 core nodes
+        assert {j["fid"] for j in journeys if j["marked"]} == {2}  # CE marks reach only the ECN-capable flow
     assert any(j["t_exit"] is None and not j["dropped"] for j in journeys)  # in flight when the run stops
 
 

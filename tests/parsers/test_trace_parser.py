@@ -66,36 +66,37 @@ r 0.15 0 2 ack 40 ------- 1 3.0 2.0 0 2
 - 0.16 4 0 cbr 500 C------ 2 4.0 5.0 2 7
 r 0.161 4 0 cbr 500 C------ 2 4.0 5.0 2 7
 + 0.161 0 1 cbr 500 C------ 2 4.0 5.0 2 7
-- 0.161 0 1 cbr 500 C------ 2 4.0 5.0 2 7
+- 0.161 0 1 cbr 500 C---E-- 2 4.0 5.0 2 7
 + 0.17 3 1 ack 40 ----E-N 1 3.0 2.0 1 8
 - 0.17 3 1 ack 40 ----E-N 1 3.0 2.0 1 8
 r 0.172 3 1 ack 40 ----E-N 1 3.0 2.0 1 8
 + 0.172 1 0 ack 40 ----E-N 1 3.0 2.0 1 8
 d 0.172 1 0 ack 40 ----E-N 1 3.0 2.0 1 8
-r 0.181 0 1 cbr 500 C------ 2 4.0 5.0 2 7
-+ 0.181 1 5 cbr 500 C------ 2 4.0 5.0 2 7
-- 0.181 1 5 cbr 500 C------ 2 4.0 5.0 2 7
-r 0.182 1 5 cbr 500 C------ 2 4.0 5.0 2 7
+r 0.181 0 1 cbr 500 C---E-- 2 4.0 5.0 2 7
++ 0.181 1 5 cbr 500 C---E-- 2 4.0 5.0 2 7
+- 0.181 1 5 cbr 500 C---E-- 2 4.0 5.0 2 7
+r 0.182 1 5 cbr 500 C---E-- 2 4.0 5.0 2 7
 """
-J = ("fid", "uid", "seq", "ptype", "size", "t_enter", "t_exit", "delay", "dropped", "drop_time", "drop_link")
+# uid 7 is CE-marked at core0 (flags' fifth character E from its dequeue on): marked
+J = ("fid", "uid", "seq", "ptype", "size", "t_enter", "t_exit", "delay", "dropped", "drop_time", "drop_link", "marked")
 EXPECTED_JOURNEYS = [
     dict(zip(J, row, strict=True))
     for row in [
-        (1, 0, 0, "tcp", 1040, 0.1, 0.127, 0.027, False, None, None),
-        (2, 1, 0, "cbr", 500, 0.102, None, None, True, 0.103, "core0"),
-        (1, 3, 1, "tcp", 1040, 0.13, None, None, False, None, None),
-        (2, 4, 1, "cbr", 500, 0.14, None, None, True, 0.14, "entry2"),
-        (2, 7, 2, "cbr", 500, 0.16, 0.182, 0.022, False, None, None),
+        (1, 0, 0, "tcp", 1040, 0.1, 0.127, 0.027, False, None, None, False),
+        (2, 1, 0, "cbr", 500, 0.102, None, None, True, 0.103, "core0", False),
+        (1, 3, 1, "tcp", 1040, 0.13, None, None, False, None, None, False),
+        (2, 4, 1, "cbr", 500, 0.14, None, None, True, 0.14, "entry2", False),
+        (2, 7, 2, "cbr", 500, 0.16, 0.182, 0.022, False, None, None, True),
     ]
 ]
-H = ("link", "fid", "uid", "t_enqueue", "t_dequeue", "queue_delay", "dropped")
+H = ("link", "fid", "uid", "size", "t_enqueue", "t_dequeue", "queue_delay", "dropped")
 EXPECTED_HOPS = [
     dict(zip(H, row, strict=True))
     for row in [
-        ("core0", 1, 0, 0.101, 0.105, 0.004, False),
-        ("core0", 2, 1, 0.103, None, None, True),
-        ("core0", 1, 3, 0.131, None, None, False),
-        ("core0", 2, 7, 0.161, 0.161, 0.0, False),
+        ("core0", 1, 0, 1040, 0.101, 0.105, 0.004, False),
+        ("core0", 2, 1, 500, 0.103, None, None, True),
+        ("core0", 1, 3, 1040, 0.131, None, None, False),
+        ("core0", 2, 7, 500, 0.161, 0.161, 0.0, False),
     ]
 ]
 # fid 1: uid 0 (1040 B) +3 -3 r3; ack uid 2 (40 B) +3 -3 r3; uid 3 (1040 B) +2 -1 r1; uid 5 r1; uid 6 -1;
