@@ -106,8 +106,8 @@ def reference(trace: Path, meta: dict):
             if role == "core":
                 key = (link["name"], uid)
                 if event == "+":
-                    hops[key] = {"link": link["name"], "fid": fid, "uid": uid, "size": size, "t_enqueue": t, "t_dequeue": None,
-                                 "queue_delay": None, "dropped": False}  # fmt: skip
+                    hops[key] = {"link": link["name"], "fid": fid, "uid": uid, "size": size, "t_enqueue": t,
+                                 "t_dequeue": None, "queue_delay": None, "dropped": False}  # fmt: skip
                 elif event == "-" and key in hops:
                     hops[key].update(t_dequeue=t, queue_delay=t - hops[key]["t_enqueue"])
                 elif event == "d" and key in hops:
