@@ -24,19 +24,47 @@ Per monitored core link, from the queue monitor (queue_monitor.tsv) and the per-
                       per second between the first and last sample of the window
   queue_delay_ms_mean mean time from enqueue to dequeue of the packets not dropped
                       (needs the packet trace)
+Koo et al.'s per-node measures (§2.3, Eqs. 4-7), exact from the per-hop trace by
+experiments/curves.py (its docstring has the definitions; a node's delay includes the
+packet's transmission, and Eq. 5 as printed is corrected there), per core link with its
+own bandwidth (`core_links` overrides applied):
+  node_queue_bytes_avg  time average of Q(t) = R_in(t) - R_out(t)
+  node_delay_ms_avg     time average of D(t), the age of the oldest packet not yet sent
+  node_delay_ms_max     largest D(t)
+  node_loss_pct_avg     time average over the busy time of P(t): bytes dropped / bytes
+                        arrived since the current busy period began, x 100
+  node_busy_pct         time with Q(t) > 0 / window x 100
+  queue_above_<b>B_pct  time with Q(t) > b / window x 100, for each b of the experiment's
+                        `queue_thresholds`
 The first core link, where every flow enters the core, is also reported as
 `bottleneck_<metric>` with scope `all`.
-Series per link: utilization_pct, drop_pct, queue_bytes_mean, queue_delay_ms_mean per
-interval; and queue_pkts, one row per raw sample (t = sample time) over the WHOLE run
+Series per link: utilization_pct, drop_pct, queue_bytes_mean, queue_delay_ms_mean,
+node_delay_ms_avg (Eq. 6 with tau = the interval), node_queue_bytes_avg and
+node_loss_pct_avg (over the busy time in the interval; none without) per interval; and queue_pkts, one row per raw sample (t = sample time) over the WHOLE run
 [0, duration], warm-up included.
 
 End to end, from the journeys of data packets (entry link to exit link; a TCP
-connection's header-only SYN is not data; needs the packet trace):
+connection's header-only SYN is not data; needs the packet trace), for scope `all`,
+`through` (the flows entering at the first core router and leaving at the last, e.g. a
+chain's end-to-end flows without its cross traffic), each flow group and each flow:
   e2e_delay_ms_mean / _std   over every delivered packet
   e2e_loss_pct_mean / _std   over the `interval`-second bins of entry time, each bin's
                              dropped / (dropped + delivered) x 100; packets still in
                              flight when the run ends are neither
+  e2e_loss_marked_pct_mean / _std  the same with a packet delivered CE-marked counted lost
   e2e_packets                data packets counted (dropped or delivered)
+  e2e_delay_ms_flow_mean / _std, e2e_loss_pct_flow_mean / _std  (not per flow): mean and
+                             population standard deviation across the scope's flows of
+                             each flow's mean delay, and of each flow's dropped / sent x 100
+  e2e_bound_excess_pct       Koo et al.'s §5.2 bound n x D_avg + propagation, n the core
+                             routers a flow crosses, D_avg the largest node_delay_ms_avg of
+                             the core links on its path over the interval, propagation its
+                             links' delays: (flow, interval of exit time) pairs whose mean
+                             delay exceeds the interval's bound / pairs x 100 (from the
+                             second interval on: D_avg needs a whole interval before)
+  e2e_bound_excess_pkt_pct   per delivered packet: delay > bound with D_avg over the
+                             interval before its exit / packets x 100
+Series: e2e_delay_bound_ms per flow and interval (the bound of that interval).
 
 TCP flows, from the flows table (flows.tsv: payload bytes delivered in order, cwnd,
 retransmissions; sampled). The window's ends are the samples nearest warmup and

@@ -28,7 +28,7 @@ from experiments.report import build_line, load_metrics, write_atomic
 
 HOLDS = {"pass", "drift"}
 COLUMNS = ["paper", "claim", "row", "cell", "experiment", "reading", "choices", "verdict", "measured", "expected",
-           "distance"]  # fmt: skip
+           "distance", "inherited"]  # fmt: skip
 
 
 def claim_readings(doc: dict, experiment: str) -> list[tuple[readings_mod.Reading, dict]]:
@@ -44,8 +44,9 @@ def claim_readings(doc: dict, experiment: str) -> list[tuple[readings_mod.Readin
 
 
 def reading_claim(claim: dict, reading: readings_mod.Reading) -> dict:
-    """The claim as a reading judges it: a measure reading reads its alternative metric (a claim whose metric it
-    does not replace keeps the verdict of the runs the reading reads)."""
+    """The claim as a reading judges it: a measure reading reads its alternative metric. A claim whose metric it
+    does not replace gets the verdict of the runs the reading reads (`inherited`: the markdown leaves it out, the
+    row ranking counts it, so that every reading of a row is ranked on all its claims)."""
     return {**claim, "metric": reading.metrics.get(claim["metric"], claim["metric"])}
 
 
@@ -80,6 +81,7 @@ def table(doc: dict, baseline: dict[str, pd.DataFrame], by_reading: dict[str, di
                     "choices": ",".join(f"{c}={a}" for c, a in reading.choices),
                     "verdict": cv.verdict, "measured": cv.deciding.measured, "expected": cv.deciding.expected,
                     "distance": relative_distance(claim, cv.deciding.value),
+                    "inherited": bool(reading.metrics) and claim["metric"] not in reading.metrics,
                 })  # fmt: skip
     return pd.DataFrame(rows, columns=COLUMNS)
 
@@ -155,6 +157,8 @@ def paper_markdown(doc: dict, rows: pd.DataFrame) -> list[str]:
     lines = [f"## {doc['paper']}", ""]
     if rows.empty:
         return lines + ["No reproduction claims.", ""]
+    ranked = rows
+    rows = rows[~rows["inherited"].astype(bool)]
     rows = rows.assign(key=rows.apply(_claim_key, axis=1))
     suspects = {c["id"]: c.get("suspects", []) for c in doc["claims"]}
     lists: dict[str, list[str]] = {"holds": [], "depends": [], "fails": [], "not measured": []}
@@ -186,8 +190,8 @@ def paper_markdown(doc: dict, rows: pd.DataFrame) -> list[str]:
             lines += [f"**{title}** ({len(lists[kind])}): " + "; ".join(lists[kind]) + ".", ""]
     if hypotheses:
         lines += ["**Hypotheses in the notes**", ""] + hypotheses + [""]
-    if (rows["row"] != "").any():
-        lines += ["**Which reading explains each published row best**", ""] + row_lines(rows)
+    if (ranked["row"] != "").any():
+        lines += ["**Which reading explains each published row best**", ""] + row_lines(ranked)
     return lines
 
 

@@ -21,7 +21,6 @@ import seaborn as sns
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from experiments.metrics import seconds
 from figures.common import (
     BOOT_SEED,
     CI_BAND,
@@ -44,19 +43,14 @@ FLOW_COLORS = [_COLORS[i] for i in (0, 2, 4, 3, 1, 5, 6, 7, 8, 9)]  # flow 4 (UD
 
 BOTTLENECK = "core0"  # the first core link, where every flow enters the core
 
-# Fig. 7's four panels: (series metric, axis label, factor applied to the values).
+# Fig. 7's four panels: (series metric, axis label, factor applied to the values). Loss,
+# delay and queue are the paper's own per-node measures (§2.3, Eqs. 4-7; experiments/curves.py).
 FIG7_PANELS = (
     ("utilization_pct", "Link utilization (%)", 1.0),
-    ("drop_pct", "Loss (drop) rate (%)", 1.0),
-    ("queue_delay_ms_mean", "Avg. queueing delay (ms)", 1.0),
-    ("queue_bytes_mean", "Avg. queue length (kB)", 1e-3),  # 1 kB = 1000 B
+    ("node_loss_pct_avg", "Loss rate P(t), Eq. 7 (%)", 1.0),
+    ("node_delay_ms_avg", "Avg. delay $D^{avg}$, Eq. 6 (ms)", 1.0),
+    ("node_queue_bytes_avg", "Avg. queue Q(t), Eq. 4 (kB)", 1e-3),  # 1 kB = 1000 B
 )
-
-
-def link_delays_ms(params: dict) -> tuple[float, float]:
-    """(core link, edge link) propagation delays of the runs, from their params.json."""
-    topology = params["topology"]
-    return seconds(topology["core_link"]["delay"]) * 1e3, seconds(topology["edge_link"]["delay"]) * 1e3
 
 
 def flow_kinds(params: dict) -> dict[str, str]:
@@ -150,37 +144,23 @@ def _flow_label(scope: str, kinds: dict[str, str]) -> str:
     return f"flow {_flow_number(scope)}" + (f" ({kind})" if kind else "")
 
 
-def delay_bounds(metrics: pd.DataFrame, by: list[str], core_ms: float, edge_ms: float) -> pd.DataFrame:
-    """Per group of `by`: the measured mean queueing delay per core link D (per run the mean
-    over its core links, then the mean over runs), and the bound of §5.2 it implies,
-    (core links + 1) x D + core links x 10 ms + 2 x 1 ms, i.e. nodes x D + propagation."""
-    core = metrics[metrics["scope"].str.match(r"core\d+$") & (metrics["metric"] == "queue_delay_ms_mean")]
-    if core.empty:
-        return pd.DataFrame(columns=[*by, "links", "queue_delay_ms", "propagation_ms", "bound_ms"])
-    per_run = core.groupby([*by, "run_key"]).agg(d=("value", "mean"), links=("scope", "nunique")).reset_index()
-    cells = per_run.groupby(by).agg(queue_delay_ms=("d", "mean"), links=("links", "max")).reset_index()
-    cells["propagation_ms"] = cells["links"] * core_ms + 2 * edge_ms
-    cells["bound_ms"] = (cells["links"] + 1) * cells["queue_delay_ms"] + cells["propagation_ms"]
-    return cells
-
-
 def fig8_rows(data: ExperimentData, artifact: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(per-flow delay series, bound per queue and variant) of the runs `where` selects."""
+    """(per-flow delay series, §5.2's bound per 1-s interval) of the runs `where` selects. The bound is the
+    series e2e_delay_bound_ms (experiments/metrics.py: n x D_avg + propagation of each flow's path), the
+    same numbers the claim on it reads."""
     series = select(data.series, artifact.get("where"))
-    rows = series[series["scope"].str.match(r"flow\d+$") & (series["metric"] == "e2e_delay_ms_mean")]
+    flows = series[series["scope"].str.match(r"flow\d+$")]
+    rows = flows[flows["metric"] == "e2e_delay_ms_mean"]
     if rows.empty:
         raise ValueError(f"{artifact['id']}: no per-flow e2e_delay_ms_mean series in {artifact['experiment']}")
-    core_ms, edge_ms = link_delays_ms(data.params)
-    bounds = delay_bounds(select(data.metrics, artifact.get("where")), ["queue", "variant"], core_ms, edge_ms)
+    bounds = flows[flows["metric"] == "e2e_delay_bound_ms"]
     return rows, bounds
 
 
 def fig8(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
     """Per-flow end-to-end delay over time, one column per variant (one row per queue
-    discipline left after `where`), with the bound computed from the measured per-link
-    queueing delay as a dashed line."""
+    discipline left after `where`), with §5.2's bound as a dashed line."""
     rows, bounds = fig8_rows(data, artifact)
-    core_ms, edge_ms = link_delays_ms(data.params)
     kinds = flow_kinds(data.params)
     queues = levels(rows, "queue", data.levels.get("queue", QUEUE_ORDER))
     variants = levels(rows, "variant", data.levels.get("variant", VARIANT_ORDER))
@@ -190,7 +170,6 @@ def fig8(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
         len(queues), len(variants), figsize=(4.6 * len(variants) + 1.0, 3.4 * len(queues) + 1.5), sharex=True,
         sharey=True, squeeze=False, layout="constrained",
     )  # fmt: skip
-    bound_text = ""
     for (r, queue), (c, variant) in itertools.product(enumerate(queues), enumerate(variants)):
         ax = axes[r][c]
         panel = rows[(rows["queue"] == queue) & (rows["variant"] == variant)]
@@ -199,37 +178,30 @@ def fig8(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
                 data=panel, x="t", y="value", hue="scope", hue_order=flows, palette=palette, errorbar=CI_BAND,
                 seed=BOOT_SEED, linewidth=1.0, legend=False, ax=ax,
             )  # fmt: skip
-        cell = bounds[(bounds["queue"] == queue) & (bounds["variant"] == variant)]
-        if not cell.empty and pd.notna(cell.iloc[0]["bound_ms"]):
-            b = cell.iloc[0]
-            links = int(b["links"])
-            bound_text = (
-                f"dashed: bound {links + 1} × $D_{{avg}}$ + {b['propagation_ms']:g} ms "
-                f"({links} × {core_ms:g} ms + 2 × {edge_ms:g} ms propagation), "
-                "$D_{avg}$ = measured mean queueing delay per core link"
-            )
-            ax.axhline(b["bound_ms"], color="0.2", ls="--", lw=1.2, zorder=5)
-            ax.annotate(
-                f"dashed: $D_{{avg}}$ = {b['queue_delay_ms']:.1f} ms → bound {b['bound_ms']:.1f} ms",
-                xy=(0.98, 0.04), xycoords="axes fraction", ha="right", va="bottom", fontsize=8, color="0.1",
-            )  # fmt: skip
+        bound = bounds[(bounds["queue"] == queue) & (bounds["variant"] == variant)]
+        if not bound.empty:
+            # every flow of these runs crosses the same path, so one line: the mean over flows and seeds
+            line = bound.groupby("t")["value"].mean()
+            ax.plot(line.index, line.to_numpy(), color="0.2", ls="--", lw=1.2, zorder=5)
         ax.set_title(f"queue: {queue}, variant: {variant}", fontsize=10)
         ax.set_ylabel("end-to-end delay (ms)" if c == 0 else "")
-        ax.set_xlabel("time of packet entry (s)" if r == len(queues) - 1 else "")
-    # After every panel is drawn: the shared y axis starts at 0 and leaves room above the bound.
-    highest = bounds["bound_ms"].max() if len(bounds) else float("nan")
-    top = axes[0][0].get_ylim()[1] if pd.isna(highest) else max(axes[0][0].get_ylim()[1], highest * 1.08)
-    axes[0][0].set_ylim(0, top)
+        ax.set_xlabel("time (s)" if r == len(queues) - 1 else "")
+    axes[0][0].set_ylim(bottom=0)
     handles = [Line2D([], [], color=palette[f], lw=2, label=_flow_label(f, kinds)) for f in flows]
+    handles.append(Line2D([], [], color="0.2", ls="--", lw=1.2, label="bound (§5.2)"))
     handles.append(Patch(facecolor="0.6", alpha=0.35, label="95 % CI over seeds"))
-    fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), frameon=False, fontsize=8)
+    fig.legend(handles=handles, loc="outside lower center", ncol=min(len(handles), 4), frameon=False, fontsize=8)
     where = where_text(artifact)
-    lines = [
-        artifact.get("caption", artifact["id"]),
-        f"{artifact['experiment']}{', ' + where if where else ''}: mean delay of the packets entering in each "
-        f"1-s interval; {_band_note(rows, ['queue', 'variant', 'scope'])}",
-    ]
-    fig.suptitle("\n".join([*lines, bound_text] if bound_text else lines), fontsize=9)
+    fig.suptitle(
+        "\n".join([
+            artifact.get("caption", artifact["id"]),
+            f"{artifact['experiment']}{', ' + where if where else ''}: mean delay of the packets entering in each "
+            f"1-s interval; {_band_note(rows, ['queue', 'variant', 'scope'])}",
+            "dashed: n x $D^{avg}$ + propagation per 1-s interval (n core routers crossed; $D^{avg}$, Eq. 6 with "
+            "tau = 1 s, the largest of the path's core links), mean over seeds",
+        ]),
+        fontsize=9,
+    )  # fmt: skip
     return save_figure(fig, out)
 
 
@@ -263,6 +235,55 @@ def table2(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
         "intervals of packet entry (experiments/metrics.py).",
         "",
         *cell_stats_markdown(frame, axes, TABLE2_COLUMNS),
+    ]
+    return write_table(frame, lines, out)
+
+
+# --------------------------------------------------------------------------- load
+
+# The load each core link sees (issue: does any queue reach the thresholds the schemes act at?):
+# (per-run metric of a core link, header, decimals); queue_above_<b>B_pct for the experiment's queue_thresholds.
+LOAD_COLUMNS = (
+    ("node_queue_bytes_avg", "Mean Q(t) (B)", 0),
+    ("node_delay_ms_avg", "Mean D(t) (ms)", 2),
+    ("node_loss_pct_avg", "P(t) over busy time (%)", 3),
+    ("drop_pct", "Drops / arrivals (%)", 3),
+    ("utilization_pct", "Utilization (%)", 1),
+)
+
+
+_ABOVE = re.compile(r"queue_above_(\d+)B_pct")
+
+
+def load_frame(data: ExperimentData, artifact: dict) -> tuple[pd.DataFrame, list[tuple[str, str, int]]]:
+    """(cell_stats per queue x variant x core link, its columns): how loaded each core link is."""
+    metrics = select(data.metrics, artifact.get("where"))
+    links = metrics[metrics["scope"].str.match(r"core\d+$")]
+    above = {int(m.group(1)): m.group(0) for m in map(_ABOVE.fullmatch, links["metric"].unique()) if m}
+    thresholds = [(above[b], f"Time Q > {b:,} B (%)", 1) for b in sorted(above)]
+    columns = [*LOAD_COLUMNS[:2], *thresholds, *LOAD_COLUMNS[2:]]
+    rows = links[links["metric"].isin([m for m, _, _ in columns])].rename(columns={"scope": "link"})
+    if rows.empty:
+        raise ValueError(f"{artifact['id']}: no core-link metrics in {artifact['experiment']}")
+    axes = [*(a for a in data.axes if a in rows.columns), "link"]
+    preferred = {"queue": QUEUE_ORDER, "variant": VARIANT_ORDER, **data.levels}
+    return cell_stats(rows, axes, [m for m, _, _ in columns], preferred), columns
+
+
+def load(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
+    """<out>.csv and <out>.md: per queue, variant and core link, the queue, delay and loss the link sees."""
+    frame, columns = load_frame(data, artifact)
+    axes = [c for c in (*data.axes, "link") if c in frame.columns]
+    where = where_text(artifact)
+    lines = [
+        f"**{artifact.get('caption', artifact['id'])}**",
+        "",
+        f"Experiment `{artifact['experiment']}`{' (' + where + ')' if where else ''}. Each cell: mean over seeds of "
+        "the per-run value ± half-width of its 95 % confidence interval. Q(t), D(t) and P(t) are Koo et al.'s "
+        "Eqs. 4-7 computed exactly from the per-hop trace (experiments/curves.py); drops / arrivals and "
+        "utilization come from ns-2's queue monitor.",
+        "",
+        *cell_stats_markdown(frame, axes, columns),
     ]
     return write_table(frame, lines, out)
 

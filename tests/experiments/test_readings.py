@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import pandas as pd
 import yaml
 
 from experiments import config, matrix, readings
@@ -157,3 +158,50 @@ def test_paths_reach_monitor_settings_a_file_left_out(tmp_path):
     runs = matrix.expand(config.load(path), path)
     assert sorted(r.params["monitors"]["queue_sample_interval"] for r in runs) == [0.05, 0.2]
     assert all(r.params["monitors"]["core_log"] == {"interval": 1} for r in runs)
+
+
+SPREAD = {"id": "spread", "what": "how the delay is aggregated", "choice": "per packet", "why": "t",
+          "alternatives": [{"label": "flows", "why": "per flow",
+                            "metrics": {"e2e_delay_ms_mean": "e2e_delay_ms_flow_mean"}}]}  # fmt: skip
+
+
+def test_a_measure_choice_reads_another_metric_of_the_runs_it_is_crossed_with(tmp_path):
+    doc = load(tmp_path, choices=[BUFFER, SPREAD], interactions=[["spread", "buffer"]])
+    assert [r.label for r in readings.run_readings(doc)] == ["buffer=5", "buffer=50"]  # no runs of its own
+    measures = {r.label: r for r in readings.measure_readings(doc)}
+    assert list(measures) == ["spread=flows", "spread=flows+buffer=5", "spread=flows+buffer=50"]
+    alone, crossed = measures["spread=flows"], measures["spread=flows+buffer=5"]
+    assert alone.runs == readings.BASELINE and not alone.runs_anew
+    assert crossed.runs == "buffer=5" and crossed.metrics == {"e2e_delay_ms_mean": "e2e_delay_ms_flow_mean"}
+
+
+def test_an_interaction_of_two_path_choices_and_a_measure_choice_runs_the_path_pair(tmp_path):
+    doc = load(tmp_path, choices=[BUFFER, DELAY, SPREAD], interactions=[["buffer", "delay", "spread"]])
+    labels = [r.label for r in readings.run_readings(doc)]
+    assert labels[-2:] == ["buffer=5+delay=2ms", "buffer=50+delay=2ms"]
+    runs = {r.runs for r in readings.measure_readings(doc) if "+" in r.label}
+    assert runs == {"buffer=5+delay=2ms", "buffer=50+delay=2ms"}
+
+
+def test_the_sensitivity_table_judges_a_measure_reading_on_its_metric_and_ranks_rows(tmp_path):
+    from experiments import sensitivity
+
+    claim = {"id": "c", "kind": "value", "source": "T", "experiment": "tiny", "metric": "e2e_delay_ms_mean",
+             "expected": 10, "pass": {"rel": 0.1}, "drift": {"rel": 0.3}, "row": "Table 1, RED"}  # fmt: skip
+    other = {**claim, "id": "d", "metric": "e2e_packets", "expected": 4}
+    doc = load(tmp_path, choices=[SPREAD], claims=[claim, other])
+    frame = pd.DataFrame(
+        [{"experiment": "tiny", "flows_n": 1, "seed": s, "run_key": f"k{s}", "scope": "all", "metric": m,
+          "value": v} for s in (1, 2) for m, v in
+         (("e2e_delay_ms_mean", 20.0), ("e2e_delay_ms_flow_mean", 10.0), ("e2e_packets", 4.0))]
+    )  # fmt: skip
+    rows = sensitivity.table(doc, {"tiny": frame}, {})
+    got = {(r.claim, r.reading): (r.verdict, r.inherited) for r in rows.itertuples()}
+    assert got[("c", "baseline")] == ("fail", False) and got[("c", "spread=flows")] == ("pass", False)
+    assert got[("d", "spread=flows")] == ("pass", True)  # e2e_packets is not replaced: the baseline's verdict
+    ranking = sensitivity.row_ranking(rows)
+    assert ranking.iloc[0][["reading", "holds", "passes", "distance"]].tolist() == ["spread=flows", 2, 2, 0.0]
+    assert ranking.iloc[1][["reading", "holds", "distance"]].tolist() == ["baseline", 1, 0.5]
+    markdown = "\n".join(sensitivity.paper_markdown(doc, rows))
+    assert "**Table 1, RED** (2 claims)" in markdown and "| spread=flows | 2 of 2 | 2 | 0.00 |" in markdown
+    assert "| d | **pass** 4 ± 0 | - | none |" in markdown  # the inherited verdict is not shown as a reading of its own

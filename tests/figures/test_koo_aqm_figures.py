@@ -53,21 +53,24 @@ def synthetic(experiment: str = "chain", seeds=SEEDS, times=TIMES) -> Experiment
                     value = base + (seed - 2) * STEP[metric] + shift
                     metrics.append({**ctx, "scope": "all", "metric": metric, "value": value})
                 for link, delay in zip(CORE_LINKS, CORE_DELAY_MS[queue], strict=True):
-                    metrics.append({**ctx, "scope": link, "metric": "queue_delay_ms_mean", "value": delay + shift})
+                    metrics.append({**ctx, "scope": link, "metric": "node_delay_ms_avg", "value": delay + shift})
                     metrics.append({**ctx, "scope": link, "metric": "utilization_pct", "value": 90.0})
+                    metrics.append({**ctx, "scope": link, "metric": "queue_above_30000B_pct", "value": seed * 10.0})
                 for t in times:
                     wave = math.sin(t + seed)  # some spread over seeds, the same in every call
                     link = {
                         "utilization_pct": 95.0 - 5 * (queue == "RED") + wave,
-                        "drop_pct": 1.0 + 0.3 * wave + (queue == "RED"),
-                        "queue_delay_ms_mean": CORE_DELAY_MS[queue][0] + 2 * wave,
-                        "queue_bytes_mean": 1250.0 * CORE_DELAY_MS[queue][0] + 1000 * wave,
+                        "node_loss_pct_avg": 1.0 + 0.3 * wave + (queue == "RED"),
+                        "node_delay_ms_avg": CORE_DELAY_MS[queue][0] + 2 * wave,
+                        "node_queue_bytes_avg": 1250.0 * CORE_DELAY_MS[queue][0] + 1000 * wave,
                     }
                     series += [{**ctx, "scope": "core0", "metric": m, "t": t, "value": v} for m, v in link.items()]
                     for n, flow in enumerate(FLOWS, start=1):
                         delay = 32 + 3 * sum(CORE_DELAY_MS[queue]) / 3 + n + wave
                         series.append({**ctx, "scope": flow, "metric": "e2e_delay_ms_mean", "t": t, "value": delay})
                         series.append({**ctx, "scope": flow, "metric": "e2e_loss_pct", "t": t, "value": 0.1 * n})
+                        bound = 4 * CORE_DELAY_MS[queue][0] + 32 + seed  # the same for every flow of a run
+                        series.append({**ctx, "scope": flow, "metric": "e2e_delay_bound_ms", "t": t, "value": bound})
     metrics, series = pd.DataFrame(metrics), pd.DataFrame(series)
     return ExperimentData(metrics, series, ["queue", "variant"], params=PARAMS)
 
@@ -194,9 +197,9 @@ def test_table2_without_metrics_is_an_error():
 def test_fig7_rows_are_the_bottleneck_in_display_units(data):
     rows = koo_aqm.fig7_rows(data, FIG7)
     assert set(rows["scope"]) == {"core0"}
-    assert set(rows["metric"]) == {"utilization_pct", "drop_pct", "queue_delay_ms_mean", "queue_bytes_mean"}
-    queue_kb = rows[rows["metric"] == "queue_bytes_mean"]
-    source = data.series[(data.series["scope"] == "core0") & (data.series["metric"] == "queue_bytes_mean")]
+    assert set(rows["metric"]) == {"utilization_pct", "node_loss_pct_avg", "node_delay_ms_avg", "node_queue_bytes_avg"}
+    queue_kb = rows[rows["metric"] == "node_queue_bytes_avg"]
+    source = data.series[(data.series["scope"] == "core0") & (data.series["metric"] == "node_queue_bytes_avg")]
     assert queue_kb["value"].tolist() == pytest.approx((source["value"] / 1000).tolist())
     assert set(rows["queue"]) == set(QUEUES) and set(rows["variant"]) == set(VARIANTS)
 
@@ -207,20 +210,12 @@ def test_fig8_rows_use_only_the_selected_queue(data):
     assert set(rows["variant"]) == set(VARIANTS)  # both readings stay
     assert set(rows["scope"]) == set(FLOWS) and set(rows["metric"]) == {"e2e_delay_ms_mean"}
     assert len(rows) == len(VARIANTS) * len(SEEDS) * len(TIMES) * len(FLOWS)
-    # Bound: RED's core links (8.0, 0.7, 0.3) ms average 3.0 ms (13.0 ms with as_script's +10),
-    # four nodes and 3 x 10 + 2 x 1 = 32 ms of propagation.
-    assert bounds["queue"].tolist() == ["RED", "RED"]
-    by_variant = bounds.set_index("variant")
-    assert by_variant.loc["as_text", "queue_delay_ms"] == pytest.approx(3.0)
-    assert by_variant.loc["as_text", "propagation_ms"] == pytest.approx(32.0)
-    assert by_variant.loc["as_text", "bound_ms"] == pytest.approx(4 * 3.0 + 32)
-    assert by_variant.loc["as_script", "bound_ms"] == pytest.approx(4 * 13.0 + 32)
+    # The bound is the runs' own series (the numbers the claim on it reads), of RED only.
+    assert set(bounds["queue"]) == {"RED"} and set(bounds["metric"]) == {"e2e_delay_bound_ms"}
+    assert bounds["value"].mean() == pytest.approx(4 * 8.0 + 32 + 2)  # seeds 1..3 add 2 on average
 
 
-def test_link_delays_and_flow_kinds_come_from_the_runs_params():
-    assert koo_aqm.link_delays_ms(PARAMS) == pytest.approx((10.0, 1.0))
-    slower = {**PARAMS, "topology": {"core_link": {"delay": "3ms"}, "edge_link": {"delay": "0.5ms"}}}
-    assert koo_aqm.link_delays_ms(slower) == pytest.approx((3.0, 0.5))
+def test_flow_kinds_come_from_the_runs_params():
     assert koo_aqm.flow_kinds(PARAMS) == {
         "flow1": "ftp over TCP/Newreno", "flow2": "ftp over TCP/Newreno", "flow3": "ftp over TCP/Newreno",
         "flow4": "pareto over UDP",
@@ -251,8 +246,22 @@ def test_where_with_a_typo_is_an_error(tmp_path, data):
         koo_aqm.fig8(data, tmp_path / "fig8", {**FIG8, "where": {"queue": "Red"}})
 
 
+LOAD = {"id": "load", "experiment": "chain", "function": "load", "caption": "Load"}
+
+
+def test_load_table_gives_each_core_link_and_threshold(tmp_path, data):
+    frame, columns = koo_aqm.load_frame(data, LOAD)
+    assert len(frame) == len(QUEUES) * len(VARIANTS) * len(CORE_LINKS)
+    assert ("queue_above_30000B_pct", "Time Q > 30,000 B (%)", 1) in columns
+    red = frame[(frame["queue"] == "RED") & (frame["variant"] == "as_text") & (frame["link"] == "core1")].iloc[0]
+    assert red["node_delay_ms_avg"] == pytest.approx(0.7) and red["queue_above_30000B_pct"] == pytest.approx(20.0)
+    written = koo_aqm.load(data, tmp_path / "load", LOAD)
+    assert "| DropTail | as_text | core0 | 3 |" in written[1].read_text()
+
+
 @pytest.mark.parametrize(
-    ("function", "artifact"), [(koo_aqm.fig7, FIG7), (koo_aqm.fig8, FIG8), (koo_aqm.table2, TABLE2)]
+    ("function", "artifact"),
+    [(koo_aqm.fig7, FIG7), (koo_aqm.fig8, FIG8), (koo_aqm.table2, TABLE2), (koo_aqm.load, LOAD)],
 )
 def test_outputs_are_byte_identical_across_calls(tmp_path, data, function, artifact):
     first = function(data, tmp_path / "one" / artifact["id"], artifact)
