@@ -40,8 +40,9 @@ The first core link, where every flow enters the core, is also reported as
 `bottleneck_<metric>` with scope `all`.
 Series per link: utilization_pct, drop_pct, queue_bytes_mean, queue_delay_ms_mean,
 node_delay_ms_avg (Eq. 6 with tau = the interval), node_queue_bytes_avg and
-node_loss_pct_avg (over the busy time in the interval; none without) per interval; and queue_pkts, one row per raw sample (t = sample time) over the WHOLE run
-[0, duration], warm-up included.
+node_loss_pct_avg (over the busy time in the interval; none without) per interval; and
+queue_pkts, one row per raw sample (t = sample time) over the WHOLE run [0, duration],
+warm-up included.
 
 End to end, from the journeys of data packets (entry link to exit link; a TCP
 connection's header-only SYN is not data; needs the packet trace), for scope `all`,

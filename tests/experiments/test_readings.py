@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 import pandas as pd
+import pytest
 import yaml
 
 from experiments import config, matrix, readings
