@@ -98,6 +98,9 @@ def row_ranking(rows: pd.DataFrame) -> pd.DataFrame:
     """Per published row and reading: claims judged, how many hold (pass or drift), pass, and the mean relative
     distance of its value claims; best first (most holding, then most passing, then the smallest distance)."""
     rows = rows[rows["row"] != ""]
+    # a reading that concerns none of a row's claims (a measure reading of other metrics) says nothing new of it
+    concerns = ~rows.groupby(["row", "reading"], sort=False)["inherited"].transform("all").astype(bool)
+    rows = rows[concerns | (rows["reading"] == readings_mod.BASELINE)]
     stats = rows.groupby(["row", "reading"], sort=False).agg(
         claims=("claim", "size"),
         holds=("verdict", lambda v: int(v.isin(list(HOLDS)).sum())),

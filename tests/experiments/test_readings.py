@@ -205,3 +205,14 @@ def test_the_sensitivity_table_judges_a_measure_reading_on_its_metric_and_ranks_
     markdown = "\n".join(sensitivity.paper_markdown(doc, rows))
     assert "**Table 1, RED** (2 claims)" in markdown and "| spread=flows | 2 of 2 | 2 | 0.00 |" in markdown
     assert "| d | **pass** 4 ± 0 | - | none |" in markdown  # the inherited verdict is not shown as a reading of its own
+
+
+def test_a_row_is_ranked_only_over_the_readings_that_concern_it(tmp_path):
+    from experiments import sensitivity
+
+    rows = pd.DataFrame([
+        {"row": "R", "reading": "baseline", "claim": "c", "verdict": "fail", "distance": 1.0, "inherited": False},
+        {"row": "R", "reading": "other=x", "claim": "c", "verdict": "fail", "distance": 1.0, "inherited": True},
+        {"row": "R", "reading": "mine=y", "claim": "c", "verdict": "pass", "distance": 0.1, "inherited": False},
+    ])  # fmt: skip
+    assert sensitivity.row_ranking(rows)["reading"].tolist() == ["mine=y", "baseline"]
