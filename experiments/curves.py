@@ -164,7 +164,11 @@ def _busy_loss_pct(curves: LinkCurves, lo, hi):
 
 def binned(packets: pd.DataFrame, capacity_bps: float, start: float, end: float, interval: float) -> pd.DataFrame:
     """One row per whole bin [start + k interval, start + (k+1) interval) inside [start, end]."""
-    curves = LinkCurves(packets, capacity_bps)
+    return binned_curves(LinkCurves(packets, capacity_bps), start, end, interval)
+
+
+def binned_curves(curves: LinkCurves, start: float, end: float, interval: float) -> pd.DataFrame:
+    """binned() of curves already built (one LinkCurves serves every measure of a link)."""
     n = int(np.floor((end - start) / interval + 1e-9))  # the 1e-9 forgives float error, e.g. 0.3 / 0.1
     lo = start + interval * np.arange(n)
     hi = start + interval * np.arange(1, n + 1)
@@ -183,7 +187,13 @@ def summary(
     packets: pd.DataFrame, capacity_bps: float, start: float, end: float, thresholds_bytes: Sequence[float] = ()
 ) -> dict[str, float]:
     """Time averages over [start, end]; `above_<b>_pct` is the % of the time with Q(t) > b bytes."""
-    curves = LinkCurves(packets, capacity_bps)
+    return summary_curves(LinkCurves(packets, capacity_bps), start, end, thresholds_bytes)
+
+
+def summary_curves(
+    curves: LinkCurves, start: float, end: float, thresholds_bytes: Sequence[float] = ()
+) -> dict[str, float]:
+    """summary() of curves already built."""
     out = {
         "delay_avg_s": float(curves.delay.mean(start, end)),
         "delay_max_s": curves.delay.sup(start, end),

@@ -351,21 +351,22 @@ def e2e_metrics(journeys: pd.DataFrame, params: dict, warmup: float, end: float,
     return rows, series
 
 
-def link_packets(hops: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """link name -> the packets that arrived at its queue (curves.LinkCurves' input)."""
+def link_curves(hops: pd.DataFrame, specs: list[tuple[float, float]]) -> dict[str, curves.LinkCurves]:
+    """link name -> the curves (Eqs. 4-7) of the packets that arrived at its queue, at the link's own bandwidth."""
     columns = ["t_enqueue", "t_dequeue", "size", "dropped"]
-    return {link: part[columns] for link, part in hops.groupby("link", sort=True)}
+    return {
+        link: curves.LinkCurves(part[columns], specs[int(link.removeprefix("core"))][0])
+        for link, part in hops.groupby("link", sort=True)
+    }
 
 
 def node_metrics(
-    packets_by_link: dict[str, pd.DataFrame], specs: list[tuple[float, float]], warmup: float, end: float,
-    interval: float, thresholds: Sequence[int] = (),
-) -> tuple[list[dict], list[dict]]:  # fmt: skip
+    by_link: dict[str, curves.LinkCurves], warmup: float, end: float, interval: float, thresholds: Sequence[int] = ()
+) -> tuple[list[dict], list[dict]]:
     """(metrics rows, series rows) of Koo et al.'s Eqs. 4-7 per core link (see the module docstring)."""
     rows, series = [], []
-    for link, packets in packets_by_link.items():
-        capacity = specs[int(link.removeprefix("core"))][0]
-        whole = curves.summary(packets, capacity, warmup, end, thresholds)
+    for link, link_curve in by_link.items():
+        whole = curves.summary_curves(link_curve, warmup, end, thresholds)
         values = {
             "node_queue_bytes_avg": whole["queue_bytes_avg"],
             "node_delay_ms_avg": whole["delay_avg_s"] * 1000,
@@ -375,7 +376,7 @@ def node_metrics(
             **{f"queue_above_{int(b)}B_pct": whole[f"above_{int(b)}_pct"] for b in thresholds},
         }
         rows += _rows(link, values)
-        bins = curves.binned(packets, capacity, warmup, end, interval)
+        bins = curves.binned_curves(link_curve, warmup, end, interval)
         for metric, column, factor in _NODE_SERIES:
             series += [{"scope": link, "metric": metric, "t": t, "value": v * factor}
                        for t, v in zip(bins["t"], bins[column], strict=True) if not math.isnan(v)]  # fmt: skip
@@ -391,17 +392,14 @@ _NODE_SERIES = (
 
 
 def bound_metrics(
-    journeys: pd.DataFrame, params: dict, packets_by_link: dict[str, pd.DataFrame], warmup: float, end: float,
+    journeys: pd.DataFrame, params: dict, by_link: dict[str, curves.LinkCurves], warmup: float, end: float,
     interval: float,
 ) -> tuple[list[dict], list[dict]]:  # fmt: skip
     """Koo et al. §5.2's bound n x D_avg + propagation against the delivered packets' delays, per scope (module
     docstring): e2e_bound_excess_pct per (flow, bin of exit time), e2e_bound_excess_pkt_pct per packet, and the
     series e2e_delay_bound_ms per flow and bin (t = bin start)."""
-    specs, paths = core_link_specs(params), flow_paths(params)
-    link_curves = {
-        int(name.removeprefix("core")): curves.LinkCurves(packets, specs[int(name.removeprefix("core"))][0])
-        for name, packets in packets_by_link.items()
-    }
+    paths = flow_paths(params)
+    link_curves = {int(name.removeprefix("core")): curve for name, curve in by_link.items()}
     data = journeys[~((journeys["ptype"] == "tcp") & (journeys["size"] <= TCP_HEADER_BYTES))]
     delivered = data[~data["dropped"] & data["t_exit"].between(warmup + interval, end, inclusive="left")]
     edges = np.arange(warmup, end - interval + 1e-9, interval)
@@ -730,8 +728,8 @@ def run_metrics(
     journeys = _read(tables, "journeys", ["fid", "ptype", "size", "t_enter", "t_exit", "delay", "dropped", "marked"])
     flows = _read(tables, "flows", ["time", "fid", "delivered_bytes", "cwnd", "retransmits"])
     rows, series = link_metrics(queue, hops, capacity, warmup, interval, end)
-    by_link = link_packets(hops) if hops is not None else {}
-    node_rows, node_series = node_metrics(by_link, specs, warmup, end, interval, queue_thresholds)
+    by_link = link_curves(hops, specs) if hops is not None else {}
+    node_rows, node_series = node_metrics(by_link, warmup, end, interval, queue_thresholds)
     rows, series = rows + node_rows, series + node_series
     rows += [
         {"scope": "all", "metric": f"bottleneck_{r['metric']}", "value": r["value"]}

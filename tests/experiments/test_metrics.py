@@ -350,7 +350,7 @@ def test_koo_bound_against_a_hand_built_link():
         "t_enter": [0.5, 2.0, 1.0], "t_exit": [1.5, 2.5, 1.2], "delay": [1.0, 0.5, 0.2],
         "dropped": [False] * 3,
     })  # fmt: skip
-    by_link = metrics.link_packets(hops)
+    by_link = metrics.link_curves(hops, metrics.core_link_specs(params))
     rows, series = metrics.bound_metrics(journeys, params, by_link, warmup=0.0, end=4.0, interval=1.0)
     # bin [1, 2): mean delay 1.0 s <= 2 x 0.5 + 0.012; bin [2, 3): 0.5 s > 2 x 0 + 0.012: half the bins over.
     # Per packet, D_avg over the second before each exit: [0.5, 1.5] and [1.5, 2.5] both give 0.5 and 0.375 s,
@@ -367,7 +367,7 @@ def test_node_metrics_use_each_core_link_s_own_bandwidth():
     hops = pd.DataFrame({"link": ["core0", "core1"], "t_enqueue": [0.0, 1.0], "t_dequeue": [0.0, 1.0],
                          "size": [1000, 1000], "dropped": [False, False]})  # fmt: skip
     specs = [(8000.0, 0.01), (16000.0, 0.01)]
-    rows, series = metrics.node_metrics(metrics.link_packets(hops), specs, 0.0, 2.0, 1.0, thresholds=(500,))
+    rows, series = metrics.node_metrics(metrics.link_curves(hops, specs), 0.0, 2.0, 1.0, thresholds=(500,))
     core0, core1 = as_dict(rows, "core0"), as_dict(rows, "core1")
     assert core0["node_delay_ms_avg"] == pytest.approx(250.0)  # integral of t over [0, 1) = 0.5 s over 2 s
     assert core1["node_delay_ms_avg"] == pytest.approx(62.5)  # over [1, 1.5): 0.125 s over 2 s
