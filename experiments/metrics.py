@@ -176,14 +176,18 @@ def _bins(times: pd.Series, start: float, interval: float) -> pd.Series:
 def link_metrics(
     queue: pd.DataFrame,
     hops: pd.DataFrame | None,
-    capacity_bps: float,
+    capacity_bps: float | Sequence[float],
     warmup: float,
     interval: float,
     end: float = math.inf,
 ):
-    """(metrics rows, series rows) of every monitored core link; without hops (no trace), no queueing delay."""
+    """(metrics rows, series rows) of every monitored core link; without hops (no trace), no queueing delay.
+
+    `capacity_bps`: every core link's bandwidth, or one per core link (core_link_specs: core_links overrides
+    applied), so that a link's utilization is measured against its own capacity."""
     rows, series = [], []
     for link, samples in queue.groupby("link", sort=True):
+        capacity = capacity_bps if isinstance(capacity_bps, int | float) else capacity_bps[int(link[4:])]
         samples = samples[samples["time"].between(warmup - 1e-9, end + 1e-9)].sort_values("time")
         if len(samples) < 2:
             continue
@@ -192,7 +196,7 @@ def link_metrics(
         arrived = last["arrivals_packets"] - first["arrivals_packets"]
         delays = None if hops is None else delays_of(hops, link, warmup)
         values = {
-            "utilization_pct": (last["departures_bytes"] - first["departures_bytes"]) * 8 / (span * capacity_bps) * 100,
+            "utilization_pct": (last["departures_bytes"] - first["departures_bytes"]) * 8 / (span * capacity) * 100,
             "drop_pct": (last["drops_packets"] - first["drops_packets"]) / arrived * 100 if arrived else math.nan,
             "queue_bytes_mean": samples["size_bytes"].mean(),
             **queue_stats(samples["time"], samples["size_packets"]),
@@ -200,7 +204,7 @@ def link_metrics(
         if delays is not None:
             values["queue_delay_ms_mean"] = delays["queue_delay"].mean() * 1000 if len(delays) else math.nan
         rows += [{"scope": link, "metric": m, "value": float(v)} for m, v in values.items()]
-        series += _link_series(link, samples, delays, capacity_bps, warmup, interval)
+        series += _link_series(link, samples, delays, capacity, warmup, interval)
     return rows, series
 
 
@@ -727,7 +731,7 @@ def run_metrics(
     hops = _read(tables, "hops", ["link", "size", "t_enqueue", "t_dequeue", "queue_delay", "dropped"])
     journeys = _read(tables, "journeys", ["fid", "ptype", "size", "t_enter", "t_exit", "delay", "dropped", "marked"])
     flows = _read(tables, "flows", ["time", "fid", "delivered_bytes", "cwnd", "retransmits"])
-    rows, series = link_metrics(queue, hops, capacity, warmup, interval, end)
+    rows, series = link_metrics(queue, hops, [bandwidth for bandwidth, _ in specs], warmup, interval, end)
     by_link = link_curves(hops, specs) if hops is not None else {}
     node_rows, node_series = node_metrics(by_link, warmup, end, interval, queue_thresholds)
     rows, series = rows + node_rows, series + node_series

@@ -376,3 +376,14 @@ def test_node_metrics_use_each_core_link_s_own_bandwidth():
     assert core0["node_loss_pct_avg"] == 0.0 and core0["node_delay_ms_max"] == pytest.approx(1000.0)
     delay = {s["t"]: s["value"] for s in series if s["metric"] == "node_delay_ms_avg" and s["scope"] == "core1"}
     assert delay == pytest.approx({0.0: 0.0, 1.0: 125.0})
+
+
+def test_each_core_link_s_utilization_is_against_its_own_capacity():
+    """core0 at 1 Mb/s and core1 at 2 Mb/s (core_links) carry the same bytes: half the utilization on core1."""
+    two = pd.concat([QUEUE, QUEUE.assign(link="core1")], ignore_index=True)
+    rows, _ = link_metrics(two, None, capacity_bps=[1e6, 2e6], warmup=0.0, interval=1.0)
+    assert as_dict(rows, "core0")["utilization_pct"] == pytest.approx(90.0)
+    assert as_dict(rows, "core1")["utilization_pct"] == pytest.approx(45.0)
+    params = {"topology": {"core_nodes": 3, "core_link": {"bandwidth": "10Mb", "delay": "10ms"},
+                           "core_links": [{"bandwidth": "5Mb"}, {}]}}  # fmt: skip
+    assert metrics.core_link_specs(params) == [(5e6, 0.01), (1e7, 0.01)]
