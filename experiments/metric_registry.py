@@ -57,6 +57,7 @@ def _link_metrics() -> list[Metric]:
         Metric("queue_pkts_mean", (LINK,), "packets", "mean of the sampled queue length"),
         Metric("queue_pkts_std", (LINK,), "packets", "population standard deviation (ddof 0) of the sampled queue"),
         Metric("queue_pkts_max", (LINK,), "packets", "largest sampled queue length"),
+        Metric("queue_pkts_p95", (LINK,), "packets", "95th percentile of the sampled queue length"),
         Metric("queue_pkts_min", (LINK,), "packets", "smallest sampled queue length"),
         Metric("queue_empty_pct", (LINK,), "%", "samples with an empty queue (0 packets) / samples x 100"),
         Metric(

@@ -154,6 +154,8 @@ def test_queue_length_statistics():
     got = as_dict(rows, "core0")
     assert got["queue_pkts_mean"] == pytest.approx(8 / 3)  # 24 packets / 9 samples
     assert got["queue_pkts_std"] == pytest.approx(math.sqrt(108 / 9 - (8 / 3) ** 2))  # population: E[x^2] - mean^2
+    # sorted 0 0 0 3 3 3 3 6 6: the 95th percentile lies at position 0.95 x 8 = 7.6, between two 6s
+    assert got["queue_pkts_p95"] == 6.0
     assert (got["queue_pkts_max"], got["queue_pkts_min"]) == (6, 0)
     assert got["queue_empty_pct"] == pytest.approx(100 / 3)  # 3 of 9 samples
     assert got["queue_osc_hz"] == pytest.approx(2 / 8)  # 0 -> 3 crosses 8/3 upwards twice in 8 s
@@ -387,3 +389,12 @@ def test_each_core_link_s_utilization_is_against_its_own_capacity():
     params = {"topology": {"core_nodes": 3, "core_link": {"bandwidth": "10Mb", "delay": "10ms"},
                            "core_links": [{"bandwidth": "5Mb"}, {}]}}  # fmt: skip
     assert metrics.core_link_specs(params) == [(5e6, 0.01), (1e7, 0.01)]
+
+
+def test_the_95th_percentile_of_the_queue_ignores_one_burst():
+    """21 samples 0..19 and one burst of 100: position 0.95 x 20 = 19 is the sample 19, the maximum is 100."""
+    from experiments.metrics import queue_stats
+
+    packets = pd.Series([*range(20), 100])
+    stats = queue_stats(pd.Series(range(21), dtype=float), packets)
+    assert stats["queue_pkts_p95"] == 19.0 and stats["queue_pkts_max"] == 100
