@@ -155,6 +155,9 @@ _OTHER_METRICS = [
            "sum over their flows (system goodput)", _TCP),
     Metric("cwnd_mean", (FLOW,), "packets", "mean sampled cwnd_ over the window", _TCP),
     Metric("retransmits", (FLOW,), "packets", f"packets retransmitted {_WINDOW_ENDS}", _TCP),
+    Metric("cwnd_epochs_per_s", (FLOW, ALL, GROUP), "1/s",
+           "congestion epochs per second: decreases of the sampled cwnd_ between consecutive flows.tsv samples of "
+           "the window / its seconds; all and groups: the mean over their flows", _TCP),
     Metric("goodput_per_flow_Bps", (ALL, GROUP), "bytes/s", "mean of the flows' goodput_Bps", _TCP),
     Metric("fairness_jain", (ALL, GROUP), "1", "Jain's index of the flows' goodputs, (sum x)^2 / (n sum x^2)", _TCP),
     Metric("fairness_worst", (ALL, GROUP), "1", "worst-case fairness of the flows' goodputs, min x / max x", _TCP),

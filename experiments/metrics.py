@@ -76,6 +76,10 @@ duration:
                        seconds between them (payload bytes per second)
   cwnd_mean            per flow: mean sampled cwnd_ (packets) over the window's samples
   retransmits          per flow: packets retransmitted between the window's ends
+  cwnd_epochs_per_s    per flow: congestion epochs per second, the decreases of the sampled
+                       cwnd_ between consecutive samples of the window / its seconds (two
+                       decreases within one sampling interval count once); all and groups:
+                       the mean over their flows
 Over the flows of scope `all` and of each flow group `group:<name>` (groups only
 when params.json names each flow's group):
   goodput_Bps          sum of the flows' goodput (system goodput)
@@ -471,11 +475,13 @@ def per_flow_metrics(flows: pd.DataFrame, warmup: float, end: float) -> pd.DataF
     t_first, t_last = delivered.index[first], delivered.index[last]
     window = flows[flows["time"].between(t_first, t_last)]
     span = t_last - t_first
+    decreases = window.sort_values("time").groupby("fid")["cwnd"].agg(lambda c: int((c.diff() < 0).sum()))
     return pd.DataFrame(
         {
             "goodput_Bps": (delivered.iloc[last] - delivered.iloc[first]) / span if span > 0 else math.nan,
             "cwnd_mean": window.groupby("fid")["cwnd"].mean(),
             "retransmits": retransmits.iloc[last] - retransmits.iloc[first],
+            "cwnd_epochs_per_s": decreases / span if span > 0 else math.nan,
         }
     ).astype(float)
 
@@ -519,6 +525,9 @@ def flow_metrics(
     if groups:
         sets += [(f"group:{name}", g) for name, g in goodput.groupby(goodput.index.map(groups), sort=True)]
     rows += [{"scope": scope, "metric": m, "value": v} for scope, g in sets for m, v in goodput_summary(g).items()]
+    epochs = per_flow["cwnd_epochs_per_s"]
+    rows += [{"scope": scope, "metric": "cwnd_epochs_per_s", "value": float(epochs.loc[g.index].mean())}
+             for scope, g in sets]  # fmt: skip
     return rows, goodput_series(flows, warmup, end, interval)
 
 

@@ -231,8 +231,12 @@ def flows_table():
 def test_per_flow_goodput_cwnd_and_retransmits(warmup):
     rows, _ = flow_metrics(flows_table(), None, warmup=warmup, end=4.0, interval=1.0)
     flow1, flow2 = as_dict(rows, "flow1"), as_dict(rows, "flow2")
-    assert flow1 == pytest.approx({"goodput_Bps": 2000.0, "cwnd_mean": 5.0, "retransmits": 3.0})  # (7000 - 1000) / 3
-    assert flow2 == pytest.approx({"goodput_Bps": 1000.0, "cwnd_mean": 2.0, "retransmits": 0.0})
+    assert flow1 == pytest.approx(
+        {"goodput_Bps": 2000.0, "cwnd_mean": 5.0, "retransmits": 3.0, "cwnd_epochs_per_s": 0.0}
+    )  # (7000 - 1000) / 3
+    assert flow2 == pytest.approx(
+        {"goodput_Bps": 1000.0, "cwnd_mean": 2.0, "retransmits": 0.0, "cwnd_epochs_per_s": 0.0}
+    )
     assert as_dict(rows, "flow3")["goodput_Bps"] == 0.0
 
 
@@ -252,8 +256,9 @@ def test_group_goodput_and_fairness():
     rows, _ = flow_metrics(flows_table(), {1: "main", 2: "main", 3: "cross"}, warmup=1.0, end=4.0, interval=1.0)
     main = as_dict(rows, "group:main")
     assert main == pytest.approx(
-        {"goodput_Bps": 3000.0, "goodput_per_flow_Bps": 1500.0, "fairness_jain": 0.9, "fairness_worst": 0.5}
-    )
+        {"goodput_Bps": 3000.0, "goodput_per_flow_Bps": 1500.0, "fairness_jain": 0.9, "fairness_worst": 0.5,
+         "cwnd_epochs_per_s": 0.0}
+    )  # fmt: skip
     cross = as_dict(rows, "group:cross")
     assert cross["goodput_Bps"] == 0.0 and math.isnan(cross["fairness_jain"]) and math.isnan(cross["fairness_worst"])
 
@@ -398,3 +403,14 @@ def test_the_95th_percentile_of_the_queue_ignores_one_burst():
     packets = pd.Series([*range(20), 100])
     stats = queue_stats(pd.Series(range(21), dtype=float), packets)
     assert stats["queue_pkts_p95"] == 19.0 and stats["queue_pkts_max"] == 100
+
+
+def test_congestion_epochs_are_the_window_s_decreases_per_second():
+    """Window [1, 4] s: flow 1's cwnd 2 4 2 3 falls once, flow 2's 2 1 2 1 twice (the fall before 1 s is outside)."""
+    table = flows_table()
+    table.loc[table["fid"] == 1, "cwnd"] = [1.0, 2.0, 4.0, 2.0, 3.0]
+    table.loc[table["fid"] == 2, "cwnd"] = [3.0, 2.0, 1.0, 2.0, 1.0]
+    rows, _ = flow_metrics(table, None, warmup=1.0, end=4.0, interval=1.0)
+    assert as_dict(rows, "flow1")["cwnd_epochs_per_s"] == pytest.approx(1 / 3)
+    assert as_dict(rows, "flow2")["cwnd_epochs_per_s"] == pytest.approx(2 / 3)
+    assert as_dict(rows, "all")["cwnd_epochs_per_s"] == pytest.approx(1 / 3)  # flow 3 never changes: 0
