@@ -3,7 +3,8 @@
 A claim is evaluated in every cell, i.e. every combination of the labels of the axes it
 does not fix (e.g. once per number of flows), over the runs' values of its metric in its
 `scope` (default `all`; e.g. `group:ftp`, `flow1`); the cells then make its one verdict
-(see the end of this docstring):
+(see the end of this docstring). A `where` entry with a list of labels keeps the claim to
+those levels of the axis, each still a cell of its own (e.g. two of four deployments):
 
 - kind value: measured = mean over seeds (95 % confidence half-width beside it).
   pass if |measured - expected| <= the pass tolerance, drift if within the drift
@@ -110,19 +111,25 @@ def scope_of(claim: dict) -> str:
     return claim.get("scope", "all")
 
 
+def where_fixed(claim: dict) -> dict:
+    """The axes a claim's `where` fixes to one label; an axis given a list of labels stays free among them."""
+    return {axis: label for axis, label in claim.get("where", {}).items() if not isinstance(label, list)}
+
+
 def _free_axes(claim: dict, axes: list[str], fixed: dict | None = None) -> list[str]:
-    taken = set(claim.get("where", {})) | ({claim["axis"]} if "axis" in claim else set()) | set(fixed or {})
+    taken = set(where_fixed(claim)) | ({claim["axis"]} if "axis" in claim else set()) | set(fixed or {})
     return [a for a in axes if a not in taken]
 
 
 def claim_rows(claim: dict, metrics: pd.DataFrame, fixed: dict | None = None) -> pd.DataFrame:
-    """The metric rows a claim reads: its metric and scope, its `where` labels and the `fixed` reading levels
-    (a `where` label wins over a reading level of the same axis)."""
+    """The metric rows a claim reads: its metric and scope, its `where` labels (one label, or a list of them)
+    and the `fixed` reading levels (a `where` entry wins over a reading level of the same axis)."""
     rows = metrics[(metrics["metric"] == claim["metric"]) & (metrics["scope"] == scope_of(claim))]
     fixed = {axis: level for axis, level in (fixed or {}).items() if axis != claim.get("axis")}  # compared, not fixed
     for axis, label in {**fixed, **claim.get("where", {})}.items():
         if axis in rows:
-            rows = rows[rows[axis].astype(str) == str(label)]
+            labels = [str(x) for x in label] if isinstance(label, list) else [str(label)]
+            rows = rows[rows[axis].astype(str).isin(labels)]
     return rows
 
 

@@ -308,15 +308,22 @@ def _check_references(doc: dict, path: Path) -> None:
                     f"{path}: {where}.experiment: unknown experiment '{exp_name}'; known: {', '.join(experiments)}"
                 )
             axes = axes_of(experiments[exp_name])
-            for axis, label in item.get("where", {}).items():
+            for axis, chosen in item.get("where", {}).items():
                 if axis not in axes:
                     raise ConfigError(
                         f"{path}: {where}.where: '{axis}' is not an axis of {exp_name}; axes: {', '.join(axes)}"
                     )
                 labels = level_labels(axes[axis])
-                if label not in labels:
+                for label in chosen if isinstance(chosen, list) else [chosen]:
+                    if label not in labels:
+                        raise ConfigError(
+                            f"{path}: {where}.where.{axis}: '{label}' is not a level; "
+                            f"levels: {', '.join(map(str, labels))}"
+                        )
+                if isinstance(chosen, list) and item.get("axis") == axis:
                     raise ConfigError(
-                        f"{path}: {where}.where.{axis}: '{label}' is not a level; levels: {', '.join(map(str, labels))}"
+                        f"{path}: {where}.where.{axis}: the claim compares the levels of '{axis}' (its `axis`); "
+                        "a list of labels keeps an axis the claim leaves free"
                     )
             if section == "claims" and "axis" in item:
                 _check_claim_levels(item, axes, exp_name, where, path)
@@ -403,7 +410,7 @@ def _check_claim_combine(claim: dict, axes: dict, exp_name: str, where: str, pat
             f"{path}: {where}.combine: {rule}:<axis> judges one level's value; allowed with kinds value and bound, "
             f"not {claim['kind']} (use all, any or each)"
         )
-    fixed = set(claim.get("where", {})) | {claim.get("axis")}
+    fixed = {a for a, label in claim.get("where", {}).items() if not isinstance(label, list)} | {claim.get("axis")}
     if axis not in axes or axis in fixed:
         free = [a for a in axes if a not in fixed]
         raise ConfigError(

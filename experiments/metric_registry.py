@@ -57,6 +57,7 @@ def _link_metrics() -> list[Metric]:
         Metric("queue_pkts_mean", (LINK,), "packets", "mean of the sampled queue length"),
         Metric("queue_pkts_std", (LINK,), "packets", "population standard deviation (ddof 0) of the sampled queue"),
         Metric("queue_pkts_max", (LINK,), "packets", "largest sampled queue length"),
+        Metric("queue_pkts_p5", (LINK,), "packets", "5th percentile of the sampled queue length"),
         Metric("queue_pkts_p95", (LINK,), "packets", "95th percentile of the sampled queue length"),
         Metric("queue_pkts_min", (LINK,), "packets", "smallest sampled queue length"),
         Metric("queue_empty_pct", (LINK,), "%", "samples with an empty queue (0 packets) / samples x 100"),
@@ -161,6 +162,14 @@ _OTHER_METRICS = [
     Metric("goodput_per_flow_Bps", (ALL, GROUP), "bytes/s", "mean of the flows' goodput_Bps", _TCP),
     Metric("fairness_jain", (ALL, GROUP), "1", "Jain's index of the flows' goodputs, (sum x)^2 / (n sum x^2)", _TCP),
     Metric("fairness_worst", (ALL, GROUP), "1", "worst-case fairness of the flows' goodputs, min x / max x", _TCP),
+    Metric("goodput_share_pct", (GROUP,), "%", "the group's goodput_Bps / all's x 100 (nan if all's is 0)", _TCP),
+    *(
+        Metric(f"{name}_connection", (ALL, GROUP), unit,
+               f"{name} over the whole connection time: between the flows.tsv samples nearest 0 and duration "
+               "(warm-up and slow start included)", _TCP)
+        for name, unit in (("goodput_Bps", "bytes/s"), ("goodput_per_flow_Bps", "bytes/s"), ("fairness_jain", "1"),
+                           ("fairness_worst", "1"))
+    ),
     Metric("objects_completed", (ALL, GROUP), "objects",
            "http objects whose last byte was acknowledged within [warmup, duration]", _HTTP),
     Metric("objects_per_s", (ALL, GROUP), "objects/s", "objects_completed / seconds of the window", _HTTP),

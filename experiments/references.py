@@ -95,7 +95,7 @@ def check_measure_alternatives(doc: dict, path: Path) -> None:
 
 
 def scenario_at(experiment: dict, where: dict) -> dict:
-    """The scenario a claim or figure reads: the baseline with the levels its `where` fixes applied.
+    """The scenario a claim or figure reads: the baseline with the levels its `where` fixes to one label applied.
 
     A metric's needs (packet trace, core_log, flow kinds) are judged on it. A matrix level may turn a
     need on or off; an axis the entry leaves free is judged by the baseline scenario, since its levels
@@ -103,7 +103,11 @@ def scenario_at(experiment: dict, where: dict) -> dict:
     """
     axes = axes_of(experiment)
     levels = [
-        sets for name, label in where.items() for level, sets in axis_levels(axes[name]) if str(level) == str(label)
+        sets
+        for name, label in where.items()
+        if not isinstance(label, list)  # a list of labels leaves the axis free among them
+        for level, sets in axis_levels(axes[name])
+        if str(level) == str(label)
     ]
     return apply_levels(experiment["scenario"], {}, levels)[0]
 

@@ -55,9 +55,12 @@ FAIRNESS_PANELS = (
 QUEUE_COLUMNS = (
     ("bottleneck_queue_pkts_mean", "Mean (pkts)", 1),
     ("bottleneck_queue_pkts_std", "Std (pkts)", 1),
+    ("bottleneck_queue_pkts_p5", "P5 (pkts)", 0),
+    ("bottleneck_queue_pkts_p95", "P95 (pkts)", 0),
     ("bottleneck_queue_pkts_max", "Max (pkts)", 0),
     ("bottleneck_queue_empty_pct", "Empty (% of samples)", 1),
-    ("bottleneck_queue_osc_hz", "Oscillations (1/s)", 2),
+    ("cwnd_epochs_per_s", "Congestion epochs per flow (1/s)", 2),
+    ("bottleneck_queue_osc_hz", "Mean crossings (1/s)", 2),
     ("bottleneck_utilization_pct", "Utilization (%)", 1),
 )
 

@@ -109,3 +109,14 @@ def test_nearest_claim():
     verdicts = evaluate(claim, table(rows), ["queue", "variant"])
     assert [v.verdict for v in verdicts] == ["pass", "drift", "fail"]
     assert verdicts[2].note == "nearer to RED"
+
+
+def test_a_where_list_keeps_the_claim_to_those_levels_each_a_cell():
+    """where {variant: [a, b]}: variant c is left out, a and b stay free axes with a cell each."""
+    claim = {**COMPARE_CLAIM, "factor": 1, "where": {"variant": ["a", "b"]}}
+    rows = seeds("DT", "a", [30, 31, 29]) + seeds("PI", "a", [10, 11, 9]) + seeds("RED", "a", [12, 12, 12])
+    rows += seeds("DT", "b", [16, 17, 15]) + seeds("PI", "b", [10, 11, 9]) + seeds("RED", "b", [12, 12, 12])
+    rows += seeds("DT", "c", [1, 1, 1]) + seeds("PI", "c", [10, 11, 9]) + seeds("RED", "c", [12, 12, 12])
+    verdicts = evaluate(claim, table(rows), ["queue", "variant"])
+    assert [(v.group, v.verdict) for v in verdicts] == [("variant=a", "pass"), ("variant=b", "pass")]
+    assert [v.verdict for v in evaluate(COMPARE_CLAIM | {"factor": 1}, table(rows), ["queue", "variant"])][-1] == "fail"

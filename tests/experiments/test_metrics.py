@@ -254,12 +254,15 @@ def test_system_goodput_and_fairness():
 
 def test_group_goodput_and_fairness():
     rows, _ = flow_metrics(flows_table(), {1: "main", 2: "main", 3: "cross"}, warmup=1.0, end=4.0, interval=1.0)
-    main = as_dict(rows, "group:main")
+    main = {m: v for m, v in as_dict(rows, "group:main").items()
+            if not m.endswith("_connection") and m != "goodput_share_pct"}  # fmt: skip
     assert main == pytest.approx(
         {"goodput_Bps": 3000.0, "goodput_per_flow_Bps": 1500.0, "fairness_jain": 0.9, "fairness_worst": 0.5,
          "cwnd_epochs_per_s": 0.0}
     )  # fmt: skip
+    assert as_dict(rows, "group:main")["goodput_share_pct"] == pytest.approx(100.0)
     cross = as_dict(rows, "group:cross")
+    assert cross["goodput_share_pct"] == 0.0
     assert cross["goodput_Bps"] == 0.0 and math.isnan(cross["fairness_jain"]) and math.isnan(cross["fairness_worst"])
 
 
@@ -403,6 +406,28 @@ def test_the_95th_percentile_of_the_queue_ignores_one_burst():
     packets = pd.Series([*range(20), 100])
     stats = queue_stats(pd.Series(range(21), dtype=float), packets)
     assert stats["queue_pkts_p95"] == 19.0 and stats["queue_pkts_max"] == 100
+
+
+def test_connection_time_goodput_and_fairness_count_from_time_0():
+    """Over [0, 4] s instead of the window [2, 4]: flow 1 delivered 7000 B, flow 2 3500 B, flow 3 nothing."""
+    rows, _ = flow_metrics(flows_table(), {1: "main", 2: "main", 3: "cross"}, warmup=2.0, end=4.0, interval=1.0)
+    everything, main = as_dict(rows, "all"), as_dict(rows, "group:main")
+    assert everything["goodput_Bps_connection"] == pytest.approx(10500 / 4)
+    assert everything["fairness_worst_connection"] == 0.0
+    assert main["goodput_per_flow_Bps_connection"] == pytest.approx(5250 / 4)
+    assert main["fairness_jain_connection"] == pytest.approx(10500**2 / (2 * (7000**2 + 3500**2)))  # 0.9
+    assert main["fairness_worst_connection"] == pytest.approx(0.5)
+    # the window's own values differ: flow 1 delivered 5000 B and flow 2 2000 B in [2, 4]
+    assert main["fairness_worst"] == pytest.approx(0.4)
+
+
+def test_the_5th_percentile_of_the_queue_ignores_one_dip():
+    """21 samples: one dip to 0, then 80..99; position 0.05 x 20 = 1 is the sample 80, the minimum is 0."""
+    from experiments.metrics import queue_stats
+
+    packets = pd.Series([0, *range(80, 100)])
+    stats = queue_stats(pd.Series(range(21), dtype=float), packets)
+    assert stats["queue_pkts_p5"] == 80.0 and stats["queue_pkts_min"] == 0
 
 
 def test_congestion_epochs_are_the_window_s_decreases_per_second():
