@@ -191,6 +191,11 @@ _OTHER_METRICS = [
     Metric("core_utilization", (ALL, GROUP), "fraction",
            "bytes departed at core0's far end x 8 / (core link bandwidth x window seconds); groups add up to all",
            _CORE),
+    Metric("core_departed_bytes", (ALL, GROUP), "bytes",
+           "bytes departed at core0's far end over the window (headers, retransmissions and SYNs included)", _CORE),
+    Metric("object_wire_bytes", (ALL, GROUP), "bytes",
+           "core_departed_bytes / objects_completed of the same scope: bytes on the wire per completed object, "
+           "retransmissions, headers, SYNs and objects unfinished at the window's ends included", (*_CORE, *_HTTP)),
     Metric("core_drops_per_s_var", (ALL, GROUP), "(packets/s)^2",
            "sample variance (ddof 1) of the per-bin drop rate over the window's bins, a bin without drops as 0",
            _CORE),

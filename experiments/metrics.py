@@ -115,6 +115,10 @@ seconds long; those starting in [warmup, duration) count. From core_bins:
                         sum of their hints / their number (nan if none)
   core_utilization      bytes departed (at the link's far end) x 8 / (core link bandwidth x
                         window seconds), a fraction (0..1); the groups' values add up to all's
+  core_departed_bytes   the bytes departed over the window themselves (headers included)
+  object_wire_bytes     core_departed_bytes / objects_completed of the same scope (runs with
+                        http flows): wire bytes per completed object, a diagnostic of what
+                        an object costs the link (retransmissions, headers, SYNs)
   core_drops_per_s_var  sample variance (ddof 1) of the per-bin drop rate (drops in the bin /
                         interval) over every bin of the window, a bin without drops as 0
   core_drops_per_s_var@<a>-<b>  the same over the bins starting in [a, b) for every aligned
@@ -596,6 +600,17 @@ def object_metrics(objects: pd.DataFrame, groups: dict[int, str] | None, warmup:
     return [row for scope, v in values.items() for row in _rows(scope, v)]
 
 
+def object_wire_bytes(rows: list[dict]) -> list[dict]:
+    """object_wire_bytes per scope that has both core_departed_bytes and objects_completed (> 0)."""
+    values = pd.DataFrame(rows, columns=["scope", "metric", "value"]).pivot_table(
+        index="scope", columns="metric", values="value", aggfunc="first"
+    )
+    if not {"core_departed_bytes", "objects_completed"} <= set(values.columns):
+        return []
+    wire = values["core_departed_bytes"] / values["objects_completed"].where(values["objects_completed"] > 0)
+    return [{"scope": scope, "metric": "object_wire_bytes", "value": float(v)} for scope, v in wire.dropna().items()]
+
+
 # column of core_bin_counts -> (core_bins column, event) it sums
 _BIN_COUNTS = {
     "arrivals": ("packets", "arrival"),
@@ -633,6 +648,7 @@ def core_bin_values(counts: pd.DataFrame, interval: float, capacity_bps: float, 
         "core_drop_ratio_pct": drops / arrivals * 100 if arrivals else math.nan,
         "core_cwnd_hint_mean": window["hint_sum"].sum() / hinted if hinted else math.nan,
         "core_utilization": window["departed_bytes"].sum() * 8 / (capacity_bps * span),
+        "core_departed_bytes": window["departed_bytes"].sum(),
         "core_drops_per_s_var": (window["drops"] / interval).var(ddof=1),
         **windowed_drop_variances(counts, interval, end),
     }
@@ -782,6 +798,7 @@ def run_metrics(
         rows += object_metrics(objects, flow_groups(params, objects["fid"].unique()), warmup, end)
     core_rows, core_series = core_log_metrics(tables, params, capacity, warmup, end)
     rows += core_rows
+    rows += object_wire_bytes(rows)
     columns = ["scope", "metric", "t", "value"]
     frames = [pd.DataFrame(series, columns=columns), queue_pkts_series(queue, end), *core_series]
     frames = [frame for frame in frames if len(frame)]

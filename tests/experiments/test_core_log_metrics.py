@@ -249,3 +249,17 @@ def test_run_metrics_reads_the_core_log_tables(core_log_run):
     assert drops["t"].tolist() == [0.0, 1.0, 2.0, 3.0] and drops["value"].tolist() == [2.0, 1.0, 0.0, 2.0]
     assert {"core_drops_per_s", "core_utilization"} <= set(series[series["scope"] == "group:http"]["metric"])
     assert not metrics.duplicated(["scope", "metric"]).any()
+
+
+def test_wire_bytes_per_object_divides_the_scope_s_departed_bytes_by_its_completed_objects():
+    from experiments.metrics import object_wire_bytes
+
+    rows = [
+        {"scope": "all", "metric": "core_departed_bytes", "value": 9000.0},
+        {"scope": "all", "metric": "objects_completed", "value": 3.0},
+        {"scope": "group:http", "metric": "core_departed_bytes", "value": 4000.0},
+        {"scope": "group:http", "metric": "objects_completed", "value": 0.0},  # none completed: no value
+        {"scope": "group:ftp", "metric": "core_departed_bytes", "value": 5000.0},  # no objects at all: no value
+    ]
+    assert object_wire_bytes(rows) == [{"scope": "all", "metric": "object_wire_bytes", "value": 3000.0}]
+    assert object_wire_bytes(rows[:1]) == []
