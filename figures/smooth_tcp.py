@@ -167,7 +167,8 @@ def queue_table(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
         "",
         f"Experiment `{artifact['experiment']}`. Each cell: mean over seeds of the per-run value ± half-width of its "
         "95 % confidence interval (Student t). Per run, over [warmup, end] of the 100-ms samples of the bottleneck "
-        "queue (experiments/metrics.py); oscillations: upward crossings of the run's mean queue per second.",
+        "queue (experiments/metrics.py); congestion epochs: decreases of each flow's sampled cwnd per second, the "
+        "mean over the flows; mean crossings: upward crossings of the run's mean queue per second.",
         "",
         *cell_stats_markdown(frame, axes, QUEUE_COLUMNS),
     ]
