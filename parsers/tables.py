@@ -66,7 +66,8 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("retransmits", pa.int64()),
         ]
     ),
-    # objects.tsv (DESIGN.md section 5.3): one row per object of an http flow; end is null if unfinished.
+    # objects.tsv (DESIGN.md section 5.3): one row per object of an http flow; end and delivered are null if
+    # unfinished.
     "objects": pa.schema(
         [
             ("fid", pa.int32()),
@@ -74,6 +75,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("start", pa.float64()),
             ("end", pa.float64()),
             ("bytes", pa.int64()),
+            ("delivered", pa.float64()),
         ]
     ),
     # The core_log files (DESIGN.md section 5.4), from monitors.core_log on the first core link.
@@ -111,7 +113,7 @@ SCHEMAS: dict[str, pa.Schema] = {
     ),
 }
 # Columns of the TSV files that may be missing: `nan` there is read as null (DESIGN.md section 6).
-NULLABLE: dict[str, tuple[str, ...]] = {"objects": ("end",)}
+NULLABLE: dict[str, tuple[str, ...]] = {"objects": ("end", "delivered")}
 TRACE_KINDS = ("journeys", "hops", "flow_sums")  # the tables read from packets.tr
 TSV_KINDS = ("objects", "core_bins", "core_drops", "core_delays")  # read from <kind>.tsv when the run has one
 KINDS = tuple(SCHEMAS)

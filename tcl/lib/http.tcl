@@ -16,14 +16,15 @@
 # run's CPU time with 100 flows (bench/http_connections.py, docs/PERFORMANCE.md).
 #
 # objects.tsv gets one line per object: fid, object number, start (when the object
-# was handed to TCP), end (when its last byte was acknowledged; nan if the run ended
-# first) and bytes.
+# was handed to TCP), end (when its last byte was acknowledged at the server; nan if
+# the run ended first), bytes, and delivered (when the client had the whole object:
+# the sink's last in-order delivery, ns2-patches/0008; nan with end).
 
 namespace eval repro {
     variable objects_tsv ""   ;# channel of objects.tsv, "" when the run has no http flows
     variable http_open {}     ;# fid -> {object start bytes} of the object in progress
     variable http_pair {}     ;# fid -> {agent sink} of the flow's connection
-    variable OBJECT_COLUMNS {fid object start end bytes}
+    variable OBJECT_COLUMNS {fid object start end bytes delivered}
 }
 
 # The http object of a flow: mean_bytes, shape (> 1), min_bytes <= max_bytes, bound
@@ -106,19 +107,22 @@ proc repro::http_connection {ns flow} {
     return [list $tcp $sink]
 }
 
-# Called by ns-2 (TcpAgent::finish) when the object's last byte is acknowledged.
+# Called by ns-2 (TcpAgent::finish) when the object's last byte is acknowledged;
+# the sink got that byte (in order) when it last delivered to its application.
 proc repro::http_done {ns flow} {
     variable http_open
+    variable http_pair
     set fid [dict get $flow fid]
     lassign [dict get $http_open $fid] number start bytes
-    write_object $fid $number $start [format %.6f [$ns now]] $bytes
+    set sink [lindex [dict get $http_pair $fid] 1]
+    write_object $fid $number $start [format %.6f [$ns now]] $bytes [format %.6f [$sink last-delivery]]
     dict set http_open $fid [list $number "" ""]
     $ns at [expr {[$ns now] + [dict get $flow http idle]}] [list repro::http_object $ns $flow]
 }
 
-proc repro::write_object {fid number start end bytes} {
+proc repro::write_object {fid number start end bytes delivered} {
     variable objects_tsv
-    puts $objects_tsv [join [list $fid $number [format %.6f $start] $end $bytes] "\t"]
+    puts $objects_tsv [join [list $fid $number [format %.6f $start] $end $bytes $delivered] "\t"]
 }
 
 proc repro::http_flows {} {
@@ -149,7 +153,7 @@ proc repro::finish_objects {} {
     foreach fid [lsort -integer [dict keys $http_open]] {
         lassign [dict get $http_open $fid] number start bytes
         if {$start ne ""} {
-            write_object $fid $number $start nan $bytes
+            write_object $fid $number $start nan $bytes nan
         }
     }
 }

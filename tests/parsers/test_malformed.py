@@ -129,11 +129,12 @@ def test_bad_flows_row_is_named(tmp_path):
 
 
 def test_objects_end_may_be_nan_and_nothing_else(tmp_path):
-    header = "fid\tobject\tstart\tend\tbytes\n"
-    good = write(tmp_path / "objects.tsv", header + "2\t1\t0.000000\tnan\t5000\n2\t2\t0.1\t0.3\t7000\n")
+    header = "fid\tobject\tstart\tend\tbytes\tdelivered\n"
+    good = write(tmp_path / "objects.tsv", header + "2\t1\t0.000000\tnan\t5000\tnan\n2\t2\t0.1\t0.3\t7000\t0.28\n")
     table = read_tsv(good, "objects")
     assert table["end"].to_pylist() == [None, 0.3], "an unfinished object's end is null"
-    bad = write(tmp_path / "objects.tsv", header + "2\t1\tnan\t0.2\t5000\n")
+    assert table["delivered"].to_pylist() == [None, 0.28]
+    bad = write(tmp_path / "objects.tsv", header + "2\t1\tnan\t0.2\t5000\t0.1\n")
     with pytest.raises(ValueError, match=r"objects\.tsv: line 2: start: 'nan' is not a number"):
         read_tsv(bad, "objects")
 

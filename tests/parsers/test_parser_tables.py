@@ -31,7 +31,7 @@ HEADER = (
 QUEUE_ROWS = (
     "0.000000\tcore0\t0\t0\t0\t0\t0\t0\t0\t0\n0.100000\tcore0\t13520\t25\t749\t775960\t706\t731240\t30\t31200\n"
 )
-OBJECTS_HEADER = "fid\tobject\tstart\tend\tbytes\n"
+OBJECTS_HEADER = "fid\tobject\tstart\tend\tbytes\tdelivered\n"
 FLOWS_HEADER = "time\tfid\tdelivered_bytes\tcwnd\tssthresh\tretransmits\n"
 FLOWS_ROWS = "0.000000\t1\t0\t1\t20\t0\n0.000000\t2\t0\t1\t20\t0\n0.100000\t1\t3000\t3.5\t20\t1\n"
 # The core_log files (DESIGN.md section 5.4): header line, rows.
@@ -50,7 +50,7 @@ def run_dir(tmp_path):
     (run / "packets.tr").write_text(TRACE)
     (run / "queue_monitor.tsv").write_text(HEADER + QUEUE_ROWS)
     (run / "flows.tsv").write_text(FLOWS_HEADER + FLOWS_ROWS)
-    (run / "objects.tsv").write_text("fid\tobject\tstart\tend\tbytes\n2\t1\t0.000000\t0.250000\t5000\n")
+    (run / "objects.tsv").write_text(OBJECTS_HEADER + "2\t1\t0.000000\t0.250000\t5000\t0.230000\n")
     for kind, (header, rows) in CORE_LOG.items():
         (run / f"{kind}.tsv").write_text(header + rows)
     params = {k: CONTEXT[k] for k in ("paper", "experiment", "labels", "seed")}
@@ -191,10 +191,11 @@ def test_objects_tsv_reads_unfinished_objects_as_null(tmp_path):
     from parsers.tsv import read_tsv
 
     path = tmp_path / "objects.tsv"
-    path.write_text("fid\tobject\tstart\tend\tbytes\n3\t1\t0.000000\t0.296272\t4695\n3\t2\t0.796272\tnan\t2398\n")
+    path.write_text(OBJECTS_HEADER + "3\t1\t0.000000\t0.296272\t4695\t0.276000\n3\t2\t0.796272\tnan\t2398\tnan\n")
     table = read_tsv(path, "objects")
     assert table.schema == SCHEMAS["objects"]
     assert table.column("end").to_pylist() == [0.296272, None]
+    assert table.column("delivered").to_pylist() == [0.276, None]
     assert table.column("bytes").to_pylist() == [4695, 2398]
     path.write_text("fid\tobject\tbegin\tend\tbytes\n")
     with pytest.raises(ValueError, match="header"):

@@ -517,7 +517,7 @@ def http_params(koo_params, bound="resample") -> dict:
 
 def read_objects(run_dir: Path) -> list[dict]:
     lines = (run_dir / "objects.tsv").read_text().splitlines()
-    assert lines[0] == "fid\tobject\tstart\tend\tbytes"
+    assert lines[0] == "fid\tobject\tstart\tend\tbytes\tdelivered"
     return [dict(zip(lines[0].split("\t"), line.split("\t"), strict=True)) for line in lines[1:]]
 
 
@@ -535,6 +535,10 @@ def test_http_flows_send_one_object_per_connection_with_idle_gaps(koo_params, ru
         for before, after in zip(mine, mine[1:], strict=False):  # the next object starts idle s after the last ack
             assert float(after["start"]) == pytest.approx(float(before["end"]) + 0.5, abs=1e-6)
         assert all(float(o["end"]) > float(o["start"]) for o in finished)
+        # the client has the object before the server hears so: at least the ACK's one-way propagation earlier
+        ack_way = 0.001 + 0.010 + 0.001  # client edge, core, server edge (koo_params' propagation delays)
+        assert all(float(o["start"]) < float(o["delivered"]) <= float(o["end"]) - ack_way for o in finished)
+        assert all(o["delivered"] == "nan" for o in mine if o["end"] == "nan")
     # every object's data reaches the client: the trace's http-flow bytes at the sink cover the objects sent
     meta = read_meta(run_dir)
     assert set(meta["knobs"]["flows"]["2"]) == {"agent", "sink"}, "no application: the driver sends each object"
