@@ -26,6 +26,11 @@ those levels of the axis, each still a cell of its own (e.g. two of four deploym
   measured = mean over seeds at level / mean over seeds at baseline - 1 (e.g. 0.22 for
   "+22 %"), judged against `expected` with the `pass` and `drift` tolerances exactly like
   kind value; missing when either level has no value or the baseline's mean is 0.
+- kind slope: how much `metric` changes per unit of `per` between `baseline` and `level` (two
+  levels of `axis`): measured = (mean of metric at level - at baseline) / (mean of per at
+  level - at baseline), both means over seeds, e.g. the object time one avoided drop saves
+  (object_cycle_s per core_drops_per_object); judged against `expected` like kind value;
+  missing when a level lacks either metric or `per` does not change.
 
 A claim with no runs behind it is `missing`, never a pass.
 
@@ -34,7 +39,7 @@ before anything is computed: a level's n counts its measured values only. A leve
 with fewer than two measured values has no 95 % interval, and one rule holds for every
 kind: where a verdict needs intervals apart (extreme, compare, nearest), an interval
 that cannot be formed is never "apart", so such a level caps the verdict at drift; the
-tolerance kinds (value, bound, ratio) judge the mean and show n beside it.
+tolerance kinds (value, bound, ratio, slope) judge the mean and show n beside it.
 
 One verdict per claim (`judge`): the claim's cells (one per combination of the labels
 of the axes it leaves free) combine by its `combine` rule: `all` (default; the worst
@@ -103,7 +108,7 @@ class Verdict:
     verdict: str  # pass, drift, fail, missing
     note: str = ""
     scope: str = "all"  # the metrics scope read: all, group:<name> or flow<fid>
-    value: float = math.nan  # kinds value and ratio: the mean (the relative change) judged against expected
+    value: float = math.nan  # kinds value, ratio and slope: the number judged against expected
 
 
 def scope_of(claim: dict) -> str:
@@ -121,10 +126,15 @@ def _free_axes(claim: dict, axes: list[str], fixed: dict | None = None) -> list[
     return [a for a in axes if a not in taken]
 
 
+def claim_metrics(claim: dict) -> list[str]:
+    """The metrics a claim reads: its metric, and for kind slope also `per`."""
+    return [claim["metric"], *([claim["per"]] if claim["kind"] == "slope" else [])]
+
+
 def claim_rows(claim: dict, metrics: pd.DataFrame, fixed: dict | None = None) -> pd.DataFrame:
-    """The metric rows a claim reads: its metric and scope, its `where` labels (one label, or a list of them)
-    and the `fixed` reading levels (a `where` entry wins over a reading level of the same axis)."""
-    rows = metrics[(metrics["metric"] == claim["metric"]) & (metrics["scope"] == scope_of(claim))]
+    """The metric rows a claim reads: its metrics (claim_metrics) and scope, its `where` labels (one label, or a
+    list of them) and the `fixed` reading levels (a `where` entry wins over a reading level of the same axis)."""
+    rows = metrics[metrics["metric"].isin(claim_metrics(claim)) & (metrics["scope"] == scope_of(claim))]
     fixed = {axis: level for axis, level in (fixed or {}).items() if axis != claim.get("axis")}  # compared, not fixed
     for axis, label in {**fixed, **claim.get("where", {})}.items():
         if axis in rows:
@@ -175,7 +185,7 @@ class ClaimVerdict:
     """One claim's verdict, with the cell verdicts it combines."""
 
     claim: str
-    cls: str  # reproduction, sanity, calibrated, not_comparable
+    cls: str  # reproduction, sanity, calibrated, not_comparable, diagnostic
     combine: str
     verdict: str
     deciding: Verdict  # the cell that decides the verdict (for `each`: the claim's one cell)
@@ -358,6 +368,24 @@ def _ratio(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
                    value=change)  # fmt: skip
 
 
+def _slope(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
+    level, baseline = str(claim["level"]), str(claim["baseline"])
+    per_stats = _level_stats(claim, group[group["metric"] == claim["per"]])
+    metric_stats = _level_stats(claim, group[group["metric"] == claim["metric"]])
+    if not {level, baseline} <= set(per_stats.index) & set(metric_stats.index):
+        return missing(claim)
+    d_metric = metric_stats.loc[level, "mean"] - metric_stats.loc[baseline, "mean"]
+    d_per = per_stats.loc[level, "mean"] - per_stats.loc[baseline, "mean"]
+    if d_per == 0:
+        return replace(missing(claim), group=label, note=f"{claim['per']} is the same at {level} and {baseline}")
+    slope = d_metric / d_per
+    measured = f"{slope:.4g} ({claim['metric']} {d_metric:+.4g} / {claim['per']} {d_per:+.4g}, {level} - {baseline})"
+    seeds = int(min(stats.loc[[level, baseline], "count"].min() for stats in (per_stats, metric_stats)))
+    return Verdict(claim["id"], claim["source"], claim["experiment"], label, f"{claim['metric']} per {claim['per']}",
+                   f"Δ{claim['metric']} / Δ{claim['per']} = {claim['expected']:g}", measured, _tolerances(claim),
+                   seeds, _tolerated(slope, claim), value=slope)  # fmt: skip
+
+
 _CHECKS = {
     "value": _value,
     "extreme": _extreme,
@@ -365,6 +393,7 @@ _CHECKS = {
     "bound": _bound,
     "nearest": _nearest,
     "ratio": _ratio,
+    "slope": _slope,
 }
 
 

@@ -331,6 +331,8 @@ def _check_references(doc: dict, path: Path) -> None:
                 _check_claim_scope(item, experiments[exp_name], exp_name, where, path)
                 _check_claim_combine(item, axes, exp_name, where, path)
                 _check_claim_tolerances(item, where, path)
+                if "per" in item and item["kind"] != "slope":
+                    raise ConfigError(f"{path}: {where}.per: only a claim of kind slope reads a second metric")
     ids = [c["id"] for c in doc.get("claims", [])]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:

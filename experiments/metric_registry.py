@@ -179,6 +179,16 @@ _OTHER_METRICS = [
     Metric("object_delay_s_p<q>", (ALL, GROUP), "s",
            f"q-th percentile of the same, q in {', '.join(map(str, OBJECT_DELAY_PERCENTILES))}", _HTTP,
            rf"object_delay_s_p({'|'.join(map(str, OBJECT_DELAY_PERCENTILES))})"),
+    Metric("object_delay_client_s_mean", (ALL, GROUP), "s",
+           "mean time from a completed object's start to when the client had all of it (objects.tsv's delivered: "
+           "server to client, as the PISA/PIMC thesis measures object delay)", _HTTP),
+    Metric("object_delay_client_s_median", (ALL, GROUP), "s", "median of the same", _HTTP),
+    Metric("object_delay_client_s_p<q>", (ALL, GROUP), "s",
+           f"q-th percentile of the same, q in {', '.join(map(str, OBJECT_DELAY_PERCENTILES))}", _HTTP,
+           rf"object_delay_client_s_p({'|'.join(map(str, OBJECT_DELAY_PERCENTILES))})"),
+    Metric("object_cycle_s", (ALL, GROUP), "s",
+           "flow-seconds per completed object: the scope's http flows x window seconds / objects_completed "
+           "(delay, idle gap and set-up together)", _HTTP),
     Metric("objects_unfinished", (ALL, GROUP), "objects", "objects still in progress when the run ended", _HTTP),
     Metric("objects_share_pct", (GROUP,), "%", "the group's objects_completed / all's x 100 (nan if none)", _HTTP),
     Metric("core_arrivals_per_s", (ALL, GROUP), "packets/s",
@@ -196,6 +206,9 @@ _OTHER_METRICS = [
     Metric("object_wire_bytes", (ALL, GROUP), "bytes",
            "core_departed_bytes / objects_completed of the same scope: bytes on the wire per completed object, "
            "retransmissions, headers, SYNs and objects unfinished at the window's ends included", (*_CORE, *_HTTP)),
+    Metric("core_drops_per_object", (ALL, GROUP), "packets",
+           "core_drops_per_s / objects_per_s of the same scope: drops at core0 per completed object (claim kind "
+           "slope: object time saved per avoided drop between two AQMs)", (*_CORE, *_HTTP)),
     Metric("core_drops_per_s_var", (ALL, GROUP), "(packets/s)^2",
            "sample variance (ddof 1) of the per-bin drop rate over the window's bins, a bin without drops as 0",
            _CORE),

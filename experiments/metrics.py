@@ -100,6 +100,12 @@ object counts when its last byte was acknowledged within [warmup, duration]:
   object_delay_s_mean   mean time from an object's start to its last acknowledgement
   object_delay_s_median median of the same
   object_delay_s_p70 / _p90 / _p95  70th, 90th and 95th percentiles of the same
+  object_delay_client_s_<mean|median|p70|p90|p95>  the same ending when the client had the
+                        whole object (objects.tsv's `delivered`), server to client as the
+                        PISA/PIMC thesis measures object delay (§2.3); nan without the column
+  object_cycle_s        flow-seconds per completed object: the scope's http flows x window
+                        seconds / objects_completed (delay, idle gap and set-up together; the
+                        thesis's tables give it as 100 flows x 500 s / objects)
   objects_unfinished    objects still in progress when the run ended
   objects_share_pct     groups only: the group's objects_completed / all's x 100 (nan if none)
 
@@ -119,6 +125,10 @@ seconds long; those starting in [warmup, duration) count. From core_bins:
   object_wire_bytes     core_departed_bytes / objects_completed of the same scope (runs with
                         http flows): wire bytes per completed object, a diagnostic of what
                         an object costs the link (retransmissions, headers, SYNs)
+  core_drops_per_object core_drops_per_s / objects_per_s of the same scope: drops at core0
+                        per completed object. Between two AQMs, the change of object_cycle_s
+                        over the change of this (claim kind slope) is the object time one
+                        avoided drop saves
   core_drops_per_s_var  sample variance (ddof 1) of the per-bin drop rate (drops in the bin /
                         interval) over every bin of the window, a bin without drops as 0
   core_drops_per_s_var@<a>-<b>  the same over the bins starting in [a, b) for every aligned
@@ -157,6 +167,7 @@ from experiments import curves
 INTERVAL_S = 1.0
 CORE_VAR_WINDOWS_S = (100, 500, 1000)  # window lengths of core_drops_per_s_var@<a>-<b>
 HINT_LEVELS = range(1, 11)  # k of core_drop_hint_le<k>_pct
+OBJECT_DELAY_PERCENTILES = (70, 90, 95)  # q of object_delay_s_p<q> and object_delay_client_s_p<q>
 CONNECTION_SUFFIX = "_connection"  # goodput and fairness over [0, duration] instead of [warmup, duration]
 TCP_HEADER_BYTES = 40  # ns-2's tcpip_base_hdr_size_: a TCP packet this small carries no data
 _UNITS = {"": 1.0, "k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "g": 1e9, "G": 1e9}
@@ -577,16 +588,24 @@ def _rows(scope: str, values: dict[str, float]) -> list[dict]:
     return [{"scope": scope, "metric": metric, "value": float(value)} for metric, value in values.items()]
 
 
+def _delay_values(prefix: str, delay: pd.Series) -> dict[str, float]:
+    """<prefix>_mean, _median and _p<q> of the delays (nan if there are none)."""
+    stats = {"mean": delay.mean(), "median": delay.median(),
+             **{f"p{q}": delay.quantile(q / 100) for q in OBJECT_DELAY_PERCENTILES}}  # fmt: skip
+    return {f"{prefix}_{name}": value if len(delay) else math.nan for name, value in stats.items()}
+
+
 def object_values(objects: pd.DataFrame, warmup: float, end: float) -> dict[str, float]:
     """The object metrics of one set of http objects (see the module docstring)."""
     done = objects[objects["end"].between(warmup, end)]
-    delay = done["end"] - done["start"]
+    client = done["delivered"] - done["start"] if "delivered" in done else pd.Series(math.nan, index=done.index)
+    flows = objects["fid"].nunique()
     return {
         "objects_completed": float(len(done)),
         "objects_per_s": len(done) / (end - warmup),
-        "object_delay_s_mean": delay.mean() if len(done) else math.nan,
-        "object_delay_s_median": delay.median() if len(done) else math.nan,
-        **{f"object_delay_s_p{q}": delay.quantile(q / 100) if len(done) else math.nan for q in (70, 90, 95)},
+        **_delay_values("object_delay_s", done["end"] - done["start"]),
+        **_delay_values("object_delay_client_s", client.dropna()),
+        "object_cycle_s": flows * (end - warmup) / len(done) if len(done) else math.nan,
         "objects_unfinished": float(objects["end"].isna().sum()),
     }
 
@@ -600,15 +619,24 @@ def object_metrics(objects: pd.DataFrame, groups: dict[int, str] | None, warmup:
     return [row for scope, v in values.items() for row in _rows(scope, v)]
 
 
-def object_wire_bytes(rows: list[dict]) -> list[dict]:
-    """object_wire_bytes per scope that has both core_departed_bytes and objects_completed (> 0)."""
+# per-object metric -> (core_log metric, object metric over the same window) it divides
+_PER_OBJECT = {
+    "object_wire_bytes": ("core_departed_bytes", "objects_completed"),
+    "core_drops_per_object": ("core_drops_per_s", "objects_per_s"),
+}
+
+
+def per_object_metrics(rows: list[dict]) -> list[dict]:
+    """object_wire_bytes and core_drops_per_object per scope that has both of its metrics (objects > 0)."""
     values = pd.DataFrame(rows, columns=["scope", "metric", "value"]).pivot_table(
         index="scope", columns="metric", values="value", aggfunc="first"
     )
-    if not {"core_departed_bytes", "objects_completed"} <= set(values.columns):
-        return []
-    wire = values["core_departed_bytes"] / values["objects_completed"].where(values["objects_completed"] > 0)
-    return [{"scope": scope, "metric": "object_wire_bytes", "value": float(v)} for scope, v in wire.dropna().items()]
+    out = []
+    for name, (numerator, objects) in _PER_OBJECT.items():
+        if {numerator, objects} <= set(values.columns):
+            ratio = values[numerator] / values[objects].where(values[objects] > 0)
+            out += [{"scope": scope, "metric": name, "value": float(v)} for scope, v in ratio.dropna().items()]
+    return out
 
 
 # column of core_bin_counts -> (core_bins column, event) it sums
@@ -793,12 +821,12 @@ def run_metrics(
     if flows is not None:
         tcp_rows, tcp_series = flow_metrics(flows, flow_groups(params, flows["fid"].unique()), warmup, end, interval)
         rows, series = rows + tcp_rows, series + tcp_series
-    objects = _read(tables, "objects", ["fid", "start", "end"])
+    objects = _read(tables, "objects")  # all columns: tables of runs before ns2-patches/0008 have no `delivered`
     if objects is not None:
         rows += object_metrics(objects, flow_groups(params, objects["fid"].unique()), warmup, end)
     core_rows, core_series = core_log_metrics(tables, params, capacity, warmup, end)
     rows += core_rows
-    rows += object_wire_bytes(rows)
+    rows += per_object_metrics(rows)
     columns = ["scope", "metric", "t", "value"]
     frames = [pd.DataFrame(series, columns=columns), queue_pkts_series(queue, end), *core_series]
     frames = [frame for frame in frames if len(frame)]

@@ -57,6 +57,8 @@ def check(doc: dict, path: str | Path, ns_binary: Path | None) -> None:
         exp = experiments[claim["experiment"]]
         scenario = scenario_at(exp, claim.get("where", {}))
         check_metric(claim["metric"], claim.get("scope", "all"), scenario, exp, f"{where}.metric", path)
+        if claim["kind"] == "slope":
+            check_metric(claim["per"], claim.get("scope", "all"), scenario, exp, f"{where}.per", path)
         for metric, narrow in note_placeholders(claim.get("note", "")):
             check_placeholder(metric, narrow, claim, exp, f"{where}.note: {{{{{metric}}}}}", path)
     check_measure_alternatives(doc, path)

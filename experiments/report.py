@@ -32,6 +32,11 @@ CLASSES = {
         "A free parameter was fitted to these numbers: agreement here is by construction and never counts as evidence.",
     ),  # fmt: skip
     "not_comparable": ("Not comparable", "The paper's setting for these is unknown: shown, not judged as evidence."),
+    "diagnostic": (
+        "Diagnostics",
+        "Quantities we derive from the paper's own numbers to show a mechanism: judged, not counted, as they "
+        "restate claims counted above.",
+    ),  # fmt: skip
 }
 
 

@@ -47,7 +47,10 @@ def reading_claim(claim: dict, reading: readings_mod.Reading) -> dict:
     """The claim as a reading judges it: a measure reading reads its alternative metric. A claim whose metric it
     does not replace gets the verdict of the runs the reading reads (`inherited`: the markdown leaves it out, the
     row ranking counts it, so that every reading of a row is ranked on all its claims)."""
-    return {**claim, "metric": reading.metrics.get(claim["metric"], claim["metric"])}
+    read = {"metric": reading.metrics.get(claim["metric"], claim["metric"])}
+    if "per" in claim:
+        read["per"] = reading.metrics.get(claim["per"], claim["per"])
+    return {**claim, **read}
 
 
 def reading_metrics(reading: readings_mod.Reading, baseline: dict, by_reading: dict) -> dict[str, pd.DataFrame]:
@@ -81,15 +84,15 @@ def table(doc: dict, baseline: dict[str, pd.DataFrame], by_reading: dict[str, di
                     "choices": ",".join(f"{c}={a}" for c, a in reading.choices),
                     "verdict": cv.verdict, "measured": cv.deciding.measured, "expected": cv.deciding.expected,
                     "distance": relative_distance(claim, cv.deciding.value),
-                    "inherited": bool(reading.metrics) and claim["metric"] not in reading.metrics,
+                    "inherited": bool(reading.metrics) and not reading.metrics.keys() & claims_mod.claim_metrics(claim),
                 })  # fmt: skip
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def relative_distance(claim: dict, value: float) -> float:
-    """|measured - expected| / |expected| of a value or ratio claim (nan for other kinds, or expected 0)."""
+    """|measured - expected| / |expected| of a value, ratio or slope claim (nan for other kinds, or expected 0)."""
     expected = claim.get("expected")
-    if expected in (None, 0) or claim["kind"] not in ("value", "ratio"):
+    if expected in (None, 0) or claim["kind"] not in ("value", "ratio", "slope"):
         return float("nan")
     return abs(value - expected) / abs(expected)
 

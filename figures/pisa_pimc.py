@@ -54,8 +54,10 @@ UTILIZATION_COLUMNS = (
 )
 MINCWND_COLUMNS = (
     ("core_drops_per_s", "all", "Drop rate (pkt/s)", 3),
-    ("object_delay_s_median", "all", "Median object delay (s)", 3),
+    ("object_delay_client_s_median", "all", "Median object delay (s)", 3),
 )
+# distribution column -> the objects column where the object's delay ends (DESIGN.md section 5.3)
+OBJECT_DELAY_ENDS = {"object_delay": "end", "object_delay_client": "delivered"}
 # Table 4.1's rows, in its order: (start, end) seconds.
 VARIANCE_WINDOWS = (
     (0, 100), (100, 200), (200, 300), (300, 400), (400, 500), (0, 500),
@@ -151,14 +153,15 @@ def queue_over_time(data: ExperimentData, out: Path, artifact: dict) -> list[Pat
 
 def distribution_values(data: ExperimentData, artifact: dict) -> pd.DataFrame:
     """The pooled values of a distribution figure: column `value`, the axes and seed, selected by
-    `where` and the artifact's scope (flow group). object_delay is end - start of completed objects;
+    `where` and the artifact's scope (flow group). Of completed objects, object_delay is end - start
+    (the server's last ACK) and object_delay_client delivered - start (the client has the object);
     a hint counts only when > 0 (a TCP sender's cwnd; ACKs and UDP carry none)."""
     table, column = artifact["table"], artifact["column"]
-    source = "end" if column == "object_delay" else column
-    rows = select(data.run_table(table, ["fid", source] + (["start"] if column == "object_delay" else [])),
-                  artifact.get("where", {}))  # fmt: skip
-    if column == "object_delay":
-        rows = rows[rows["end"].notna()].assign(value=lambda f: f["end"] - f["start"])
+    source = OBJECT_DELAY_ENDS.get(column, column)
+    read = dict.fromkeys(["fid", source, *(["start", "end"] if column in OBJECT_DELAY_ENDS else [])])
+    rows = select(data.run_table(table, list(read)), artifact.get("where", {}))
+    if column in OBJECT_DELAY_ENDS:
+        rows = rows[rows["end"].notna()].assign(value=lambda f: f[source] - f["start"])
     else:
         rows = rows.assign(value=rows[column].astype(float))
     if column == "hint":

@@ -251,15 +251,22 @@ def test_run_metrics_reads_the_core_log_tables(core_log_run):
     assert not metrics.duplicated(["scope", "metric"]).any()
 
 
-def test_wire_bytes_per_object_divides_the_scope_s_departed_bytes_by_its_completed_objects():
-    from experiments.metrics import object_wire_bytes
+def test_per_object_metrics_divide_the_scope_s_core_counts_by_its_completed_objects():
+    from experiments.metrics import per_object_metrics
 
     rows = [
         {"scope": "all", "metric": "core_departed_bytes", "value": 9000.0},
         {"scope": "all", "metric": "objects_completed", "value": 3.0},
+        {"scope": "all", "metric": "core_drops_per_s", "value": 0.5},
+        {"scope": "all", "metric": "objects_per_s", "value": 2.0},
         {"scope": "group:http", "metric": "core_departed_bytes", "value": 4000.0},
         {"scope": "group:http", "metric": "objects_completed", "value": 0.0},  # none completed: no value
+        {"scope": "group:http", "metric": "core_drops_per_s", "value": 0.5},
+        {"scope": "group:http", "metric": "objects_per_s", "value": 0.0},
         {"scope": "group:ftp", "metric": "core_departed_bytes", "value": 5000.0},  # no objects at all: no value
     ]
-    assert object_wire_bytes(rows) == [{"scope": "all", "metric": "object_wire_bytes", "value": 3000.0}]
-    assert object_wire_bytes(rows[:1]) == []
+    assert per_object_metrics(rows) == [
+        {"scope": "all", "metric": "object_wire_bytes", "value": 3000.0},
+        {"scope": "all", "metric": "core_drops_per_object", "value": 0.25},
+    ]
+    assert per_object_metrics(rows[:1]) == []

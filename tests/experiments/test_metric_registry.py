@@ -100,6 +100,7 @@ def test_the_real_run_has_every_member_of_each_patterned_family(real_run):
 def test_the_registry_s_constants_are_those_of_metrics_py():
     assert metric_registry.CORE_VAR_WINDOWS_S == metrics.CORE_VAR_WINDOWS_S
     assert list(metric_registry.HINT_LEVELS) == list(metrics.HINT_LEVELS)
+    assert metric_registry.OBJECT_DELAY_PERCENTILES == metrics.OBJECT_DELAY_PERCENTILES
 
 
 def test_names_are_unique_and_no_two_entries_claim_one_name():

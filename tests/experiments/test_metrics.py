@@ -342,6 +342,27 @@ def test_object_metrics_count_objects_finished_in_the_window():
     assert rows[("all", "objects_unfinished")] == 1
     assert rows[("group:a", "objects_completed")] == 1 and rows[("group:b", "objects_completed")] == 2
     assert rows[("group:b", "object_delay_s_mean")] == 6.0
+    # 2 flows x 17 s / 3 objects; group b: its 1 flow x 17 s / 2 objects
+    assert rows[("all", "object_cycle_s")] == pytest.approx(34 / 3)
+    assert rows[("group:b", "object_cycle_s")] == pytest.approx(8.5)
+    assert math.isnan(rows[("all", "object_delay_client_s_mean")]), "no delivered column: no client-side delay"
+
+
+def test_object_delay_client_ends_when_the_client_had_the_object():
+    import numpy as np
+
+    from experiments.metrics import object_metrics
+
+    objects = pd.DataFrame({"fid": [1, 1, 2, 2, 2], "start": [0.0, 5.0, 1.0, 12.0, 19.0],
+                            "end": [2.0, 6.0, 11.0, 14.0, np.nan], "delivered": [1.9, 5.7, 10.5, 13.9, np.nan]})  # fmt: skip
+    rows = {(r["scope"], r["metric"]): r["value"] for r in object_metrics(objects, {1: "a", 2: "b"}, 3.0, 20.0)}
+    # the same three objects count (their end is in the window): client-side delays 0.7, 9.5, 1.9
+    assert rows[("all", "objects_completed")] == 3
+    assert rows[("all", "object_delay_client_s_mean")] == pytest.approx(12.1 / 3)
+    assert rows[("all", "object_delay_client_s_median")] == pytest.approx(1.9)
+    assert rows[("all", "object_delay_client_s_p90")] == pytest.approx(1.9 + 0.8 * 7.6)  # rank 1.8 of 0.7 1.9 9.5
+    assert rows[("group:a", "object_delay_client_s_mean")] == pytest.approx(0.7)
+    assert rows[("all", "object_delay_s_mean")] == pytest.approx(13 / 3), "the server-side delay is unchanged"
 
 
 def test_koo_bound_against_a_hand_built_link():

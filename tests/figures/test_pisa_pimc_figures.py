@@ -207,13 +207,13 @@ def test_mincwnd_table_over_its_own_axis(tmp_path):
     for m, mincwnd in enumerate((1, 4, 7)):
         labels = {"mincwnd": mincwnd}
         metrics += metric_rows("mincwnd", labels, "core_drops_per_s", "all", 5.0 - m)
-        metrics += metric_rows("mincwnd", labels, "object_delay_s_median", "all", 0.2 + 0.1 * m)
+        metrics += metric_rows("mincwnd", labels, "object_delay_client_s_median", "all", 0.2 + 0.1 * m)
     data = ExperimentData(pd.DataFrame(metrics), pd.DataFrame(), ["mincwnd"], {"mincwnd": [1, 4, 7]})
     artifact = {"id": "table3_1", "experiment": "mincwnd", "hue": "mincwnd"}
     frame = read_csv(pisa_pimc.mincwnd_table(data, tmp_path / "table3_1", artifact))
     assert frame["mincwnd"].tolist() == [1, 4, 7]
     assert frame["core_drops_per_s@all"].tolist() == pytest.approx([5.0, 4.0, 3.0])
-    assert frame["object_delay_s_median@all"].tolist() == pytest.approx([0.2, 0.3, 0.4])
+    assert frame["object_delay_client_s_median@all"].tolist() == pytest.approx([0.2, 0.3, 0.4])
 
 
 # ------------------------------------------------------------------ figures
@@ -292,8 +292,9 @@ def write_runs(directory: Path) -> ExperimentData:
             (run / "params.json").write_text(json.dumps({"flows": flows}))
             ctx = {"queue": queue, "seed": seed}
             objects = pd.DataFrame([
-                {**ctx, "fid": 2, "object": 1, "start": 1.0, "end": 1.0 + 0.1 * (q + 1) * seed, "bytes": 100},
-                {**ctx, "fid": 2, "object": 2, "start": 2.0, "end": None, "bytes": 100},  # unfinished
+                {**ctx, "fid": 2, "object": 1, "start": 1.0, "end": 1.0 + 0.1 * (q + 1) * seed, "bytes": 100,
+                 "delivered": 1.0 + 0.1 * (q + 1) * seed - 0.05},
+                {**ctx, "fid": 2, "object": 2, "start": 2.0, "end": None, "bytes": 100, "delivered": 2.5},  # unfinished
             ])  # fmt: skip
             objects.to_parquet(run / "tables" / "objects.parquet", index=False)
             drops = pd.DataFrame([
@@ -315,6 +316,10 @@ def test_distribution_values(tmp_path):
     assert len(delays) == 9, "completed objects only"
     pisa = delays[delays["queue"] == "PISA"].sort_values("seed")["value"]
     assert pisa.tolist() == pytest.approx([0.2, 0.4, 0.6])
+    client = pisa_pimc.distribution_values(data, {"id": "f", "table": "objects", "column": "object_delay_client"})
+    assert len(client) == 9, "completed objects only (an unfinished object counts nowhere)"
+    pisa = client[client["queue"] == "PISA"].sort_values("seed")["value"]
+    assert pisa.tolist() == pytest.approx([0.15, 0.35, 0.55]), "delivered - start"
     hints = pisa_pimc.distribution_values(data, {"id": "f", "table": "core_drops", "column": "hint"})
     assert sorted(set(hints["value"])) == [2.0, 10.0, 11.0, 12.0], "hints > 0 only"
     ftp = pisa_pimc.distribution_values(data, {"id": "f", "table": "core_drops", "column": "hint", "scope": "ftp"})

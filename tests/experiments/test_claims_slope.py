@@ -1,0 +1,111 @@
+"""Claims of kind slope: the change of one metric per unit change of another between two levels."""
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from experiments.claims import evaluate
+from experiments.config import ConfigError, load
+from experiments.sensitivity import reading_claim, relative_distance
+
+MINIMAL = Path(__file__).resolve().parents[1] / "configs" / "minimal.yaml"
+AXES = ["queue", "setting"]
+# seconds of flow time per object, per drop per object: what one avoided drop saves
+SLOPE = {"id": "s", "kind": "slope", "source": "T5.6, T5.7", "experiment": "e", "metric": "cycle", "per": "drops",
+         "axis": "queue", "level": "PISA", "baseline": "PI", "expected": 3.0, "pass": {"rel": 0.25},
+         "drift": {"rel": 0.5}}  # fmt: skip
+
+
+def rows(queue, setting, cycle, drops, scope="all"):
+    """One row per seed of each metric: `cycle` and `drops` are lists of per-seed values."""
+    out = [(queue, setting, s, scope, "cycle", v) for s, v in enumerate(cycle)]
+    return out + [(queue, setting, s, scope, "drops", v) for s, v in enumerate(drops)]
+
+
+def table(data):
+    return pd.DataFrame(data, columns=["queue", "setting", "seed", "scope", "metric", "value"])
+
+
+def test_slope_is_the_change_of_metric_over_the_change_of_per():
+    data = rows("PI", "a", [2.4, 2.4], [0.40, 0.42]) + rows("PISA", "a", [1.8, 1.8], [0.21, 0.21])  # -0.6 / -0.2
+    data += rows("PI", "b", [2.4], [0.4]) + rows("PISA", "b", [2.2], [0.2])  # -0.2 / -0.2 = 1 s per drop
+    data += rows("PI", "c", [2.4], [0.4]) + rows("PISA", "c", [1.9], [0.2])  # 2.5: within 25 %
+    data += rows("PI", "d", [2.4], [0.4]) + rows("PISA", "d", [2.0], [0.2])  # 2.0: within 50 %
+    data += rows("DT", "a", [9.0], [9.0])  # a third level plays no part
+    verdicts = evaluate(SLOPE, table(data), AXES)
+    assert [(v.group, v.verdict) for v in verdicts] == [
+        ("setting=a", "pass"), ("setting=b", "fail"), ("setting=c", "pass"), ("setting=d", "drift"),
+    ]  # fmt: skip
+    assert verdicts[0].value == pytest.approx(3.0)
+    assert verdicts[0].measured == "3 (cycle -0.6 / drops -0.2, PISA - PI)"
+    assert verdicts[0].metric == "cycle per drops" and verdicts[0].expected == "Δcycle / Δdrops = 3"
+    assert (verdicts[0].seeds, verdicts[1].seeds) == (2, 1)
+
+
+def test_slope_is_missing_without_both_metrics_at_both_levels_or_when_per_does_not_change():
+    data = rows("PI", "a", [2.4], [0.4]) + [("PISA", "a", 0, "all", "cycle", 1.8)]  # PISA has no drops
+    data += rows("PI", "b", [2.4], [0.4]) + rows("PISA", "b", [1.8], [0.4])  # drops unchanged
+    verdicts = evaluate(SLOPE, table(data), AXES)
+    assert [v.verdict for v in verdicts] == ["missing", "missing"]
+    assert "drops is the same at PISA and PI" in verdicts[1].note
+
+
+def test_slope_reads_its_scope_for_both_metrics():
+    data = rows("PI", "a", [2.4], [0.4]) + rows("PISA", "a", [1.8], [0.2])  # all: 3
+    data += rows("PI", "a", [2.4], [0.4], "group:http") + rows("PISA", "a", [2.3], [0.3], "group:http")  # 1
+    (verdict,) = evaluate({**SLOPE, "scope": "group:http"}, table(data), AXES)
+    assert verdict.value == pytest.approx(1.0) and verdict.verdict == "fail"
+
+
+def test_only_a_slope_claim_reads_per():
+    data = rows("PI", "a", [2.0, 2.0], [7.0, 7.0])
+    claim = {"id": "v", "kind": "value", "source": "T", "experiment": "e", "metric": "cycle", "per": "drops",
+             "where": {"queue": "PI"}, "expected": 2.0, "pass": {"rel": 0.1}, "drift": {"rel": 0.2}}  # fmt: skip
+    (verdict,) = evaluate(claim, table(data), AXES)
+    assert verdict.measured == "2 ± 0" and verdict.seeds == 2, "the drops rows are not averaged in"
+
+
+def test_a_measure_reading_replaces_either_metric_and_distance_is_relative():
+    from experiments.readings import Reading
+
+    reading = Reading("m=alt", (("m", "alt"),), metrics={"drops": "drops_alt"})
+    judged = reading_claim(SLOPE, reading)
+    assert (judged["metric"], judged["per"]) == ("cycle", "drops_alt")
+    assert relative_distance(SLOPE, 2.4) == pytest.approx(0.2)
+
+
+def write_config(tmp_path, claim: dict) -> Path:
+    """minimal.yaml with a `queue` axis (levels RED, DT) and `claim` as its only claim."""
+    doc = yaml.safe_load(MINIMAL.read_text())
+    doc["queues"]["DT"] = {"class": "Queue/DropTail"}
+    doc["experiments"]["tiny"]["matrix"]["product"]["queue"] = {"path": "core_queue", "levels": ["RED", "DT"]}
+    doc["claims"] = [{"id": "c", "source": "T1", "experiment": "tiny", "metric": "goodput_Bps", **claim}]
+    path = tmp_path / "exp.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    return path
+
+
+VALID = {"kind": "slope", "per": "fairness_jain", "axis": "queue", "level": "RED", "baseline": "DT", "expected": 3.0,
+         "pass": {"rel": 0.25}, "drift": {"rel": 0.5}, "class": "diagnostic"}  # fmt: skip
+
+
+def test_a_valid_slope_claim_loads(tmp_path):
+    (loaded,) = load(write_config(tmp_path, VALID))["claims"]
+    assert (loaded["per"], loaded["class"]) == ("fairness_jain", "diagnostic")
+
+
+@pytest.mark.parametrize(
+    "claim,fragment",
+    [
+        ({k: v for k, v in VALID.items() if k != "per"}, "'per' is a required property"),
+        ({**VALID, "baseline": "RED"}, "claims[0].baseline: 'RED' is also the level"),
+        ({**VALID, "kind": "value", "expected": 1.0}, "claims[0].per: only a claim of kind slope reads a second metric"),
+    ],
+    ids=["no_per", "baseline_is_level", "per_on_value"],
+)
+def test_bad_slope_claims(tmp_path, claim, fragment):
+    with pytest.raises(ConfigError, match="exp.yaml: ") as error:
+        load(write_config(tmp_path, claim))
+    assert fragment in str(error.value)
