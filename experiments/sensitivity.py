@@ -1,5 +1,5 @@
-"""The sensitivity table: every reproduction claim judged under the baseline and under each
-reading the file declares (experiments.readings), side by side.
+"""The sensitivity table: every reproduction and diagnostic claim judged under the baseline and
+under each reading the file declares (experiments.readings), side by side.
 
 A verdict is evidence only if it survives the readings the paper leaves open. For each
 claim the table gives the baseline verdict and measured value, each reading's verdict
@@ -8,6 +8,9 @@ and value, and the readings that flip the verdict. Per paper, three lists follow
 - depends on the reading: holds under some, fails under others (the readings named);
 - fails under every reading tried: the strongest evidence that the published result
   does not reproduce in ns-2.35 with the readings tried.
+The three lists count reproduction claims only. A diagnostic claim (a quantity derived from
+the paper's numbers that shows a mechanism) gets a line of its own: the readings under which
+it holds, i.e. the readings whose mechanism matches the paper's.
 A claim whose note blames some choices (`suspects`) is marked confirmed when a reading
 of one of them changes its verdict, not confirmed when none does.
 
@@ -27,8 +30,9 @@ from experiments.config import axes_of
 from experiments.report import build_line, load_metrics, write_atomic
 
 HOLDS = {"pass", "drift"}
-COLUMNS = ["paper", "claim", "row", "cell", "experiment", "reading", "choices", "verdict", "measured", "expected",
-           "distance", "inherited"]  # fmt: skip
+COLUMNS = ["paper", "claim", "class", "row", "cell", "experiment", "reading", "choices", "verdict", "measured",
+           "expected", "distance", "inherited"]  # fmt: skip
+JUDGED_CLASSES = ("reproduction", "diagnostic")  # the classes the table judges under every reading
 
 
 def claim_readings(doc: dict, experiment: str) -> list[tuple[readings_mod.Reading, dict]]:
@@ -63,11 +67,11 @@ def reading_metrics(reading: readings_mod.Reading, baseline: dict, by_reading: d
 
 
 def table(doc: dict, baseline: dict[str, pd.DataFrame], by_reading: dict[str, dict[str, pd.DataFrame]]) -> pd.DataFrame:
-    """One row per reproduction claim (per cell for combine: each) x reading; `by_reading`: run reading label ->
-    experiment -> metrics."""
+    """One row per reproduction or diagnostic claim (per cell for combine: each) x reading; `by_reading`: run
+    reading label -> experiment -> metrics."""
     rows = []
     for claim in doc["claims"]:
-        if claim.get("class", "reproduction") != "reproduction":
+        if claim.get("class", "reproduction") not in JUDGED_CLASSES:
             continue
         exp = claim["experiment"]
         axes = list(axes_of(doc["experiments"][exp]))
@@ -78,7 +82,7 @@ def table(doc: dict, baseline: dict[str, pd.DataFrame], by_reading: dict[str, di
             judged = claims_mod.combine(claim, cells or [claims_mod.missing(claim)])
             for cv in judged:
                 rows.append({
-                    "paper": doc["paper"], "claim": cv.claim, "row": claim.get("row", ""),
+                    "paper": doc["paper"], "claim": cv.claim, "class": cv.cls, "row": claim.get("row", ""),
                     "cell": cv.deciding.group if cv.combine == "each" else "",
                     "experiment": exp, "reading": reading.label,
                     "choices": ",".join(f"{c}={a}" for c, a in reading.choices),
@@ -168,7 +172,7 @@ def paper_markdown(doc: dict, rows: pd.DataFrame) -> list[str]:
     rows = rows.assign(key=rows.apply(_claim_key, axis=1))
     suspects = {c["id"]: c.get("suspects", []) for c in doc["claims"]}
     lists: dict[str, list[str]] = {"holds": [], "depends": [], "fails": [], "not measured": []}
-    hypotheses = []
+    diagnostics, hypotheses = [], []
     for exp, part in rows.groupby("experiment", sort=False):
         order = list(dict.fromkeys(part["reading"]))
         lines += [f"### {exp}", "", "| claim | " + " | ".join(order) + " | flipped by |", "|---" * (len(order) + 2)
@@ -180,7 +184,9 @@ def paper_markdown(doc: dict, rows: pd.DataFrame) -> list[str]:
             flipped = flips(verdicts)
             lines.append("| " + " | ".join([key, *cells, ", ".join(flipped) or "none"]).replace("\n", " ") + " |")
             kind = classify(verdicts)
-            if kind == "depends":
+            if claim_rows["class"].iloc[0] == "diagnostic":
+                diagnostics.append(_diagnostic_line(key, verdicts))
+            elif kind == "depends":
                 holds_in = [r for r, v in verdicts.items() if v in HOLDS]
                 lists[kind].append(f"`{key}`: holds under {', '.join(holds_in)}")
             else:
@@ -194,11 +200,23 @@ def paper_markdown(doc: dict, rows: pd.DataFrame) -> list[str]:
     for kind, title in titles.items():
         if lists[kind]:
             lines += [f"**{title}** ({len(lists[kind])}): " + "; ".join(lists[kind]) + ".", ""]
+    if diagnostics:
+        lines += ["**Diagnostics** (derived from the paper's numbers; not counted above): the readings whose "
+                  "mechanism matches the paper's", ""] + diagnostics + [""]  # fmt: skip
     if hypotheses:
         lines += ["**Hypotheses in the notes**", ""] + hypotheses + [""]
     if (ranked["row"] != "").any():
         lines += ["**Which reading explains each published row best**", ""] + row_lines(ranked)
     return lines
+
+
+def _diagnostic_line(key: str, verdicts: dict[str, str]) -> str:
+    """Under which readings a diagnostic claim holds (pass or drift), or that none does."""
+    holds_in = [f"{r} ({v})" for r, v in verdicts.items() if v in HOLDS]
+    if holds_in:
+        return f"- `{key}`: holds under {', '.join(holds_in)}."
+    measured = [r for r, v in verdicts.items() if v != "missing"]
+    return f"- `{key}`: holds under none of the {len(measured)} readings measured."
 
 
 def _hypothesis(key: str, blamed: list[str], claim_rows: pd.DataFrame, flipped: list[str]) -> str:
@@ -235,11 +253,12 @@ def write(docs: list[dict], results: str | Path, manifest: str | Path, out_md: s
         "",
         build_line(manifest, profile),
         "",
-        "Each reproduction claim judged (as in REPORT.md: one verdict per claim) under the baseline, the reading "
-        "chosen where the paper is silent, and under each alternative declared for those choices, one at a time "
-        "(and together where the file asks for interactions). `choice=label` names a reading. A claim that holds "
-        "(pass or drift) under every reading is robust to the choices tried; one that fails under every reading "
-        "is the strongest evidence that the published result does not reproduce here.",
+        "Each reproduction and diagnostic claim judged (as in REPORT.md: one verdict per claim) under the baseline, "
+        "the reading chosen where the paper is silent, and under each alternative declared for those choices, one "
+        "at a time (and together where the file asks for interactions). `choice=label` names a reading. A claim "
+        "that holds (pass or drift) under every reading is robust to the choices tried; one that fails under every "
+        "reading is the strongest evidence that the published result does not reproduce here. The holds / depends "
+        "/ fails lists count reproduction claims; diagnostics are listed apart.",
         "",
     ]
     write_atomic(out_md, "\n".join(head + body))

@@ -101,7 +101,7 @@ def test_a_valid_slope_claim_loads(tmp_path):
     [
         ({k: v for k, v in VALID.items() if k != "per"}, "'per' is a required property"),
         ({**VALID, "baseline": "RED"}, "claims[0].baseline: 'RED' is also the level"),
-        ({**VALID, "kind": "value", "expected": 1.0}, "claims[0].per: only a claim of kind slope reads a second metric"),
+        ({**VALID, "kind": "value", "expected": 1.0}, "claims[0].per: only a claim of kind slope reads a second"),
     ],
     ids=["no_per", "baseline_is_level", "per_on_value"],
 )

@@ -353,8 +353,10 @@ def test_object_delay_client_ends_when_the_client_had_the_object():
 
     from experiments.metrics import object_metrics
 
-    objects = pd.DataFrame({"fid": [1, 1, 2, 2, 2], "start": [0.0, 5.0, 1.0, 12.0, 19.0],
-                            "end": [2.0, 6.0, 11.0, 14.0, np.nan], "delivered": [1.9, 5.7, 10.5, 13.9, np.nan]})  # fmt: skip
+    objects = pd.DataFrame({
+        "fid": [1, 1, 2, 2, 2], "start": [0.0, 5.0, 1.0, 12.0, 19.0], "end": [2.0, 6.0, 11.0, 14.0, np.nan],
+        "delivered": [1.9, 5.7, 10.5, 13.9, np.nan],
+    })  # fmt: skip
     rows = {(r["scope"], r["metric"]): r["value"] for r in object_metrics(objects, {1: "a", 2: "b"}, 3.0, 20.0)}
     # the same three objects count (their end is in the window): client-side delays 0.7, 9.5, 1.9
     assert rows[("all", "objects_completed")] == 3

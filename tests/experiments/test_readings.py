@@ -216,3 +216,24 @@ def test_a_row_is_ranked_only_over_the_readings_that_concern_it(tmp_path):
         {"row": "R", "reading": "mine=y", "claim": "c", "verdict": "pass", "distance": 0.1, "inherited": False},
     ])  # fmt: skip
     assert sensitivity.row_ranking(rows)["reading"].tolist() == ["mine=y", "baseline"]
+
+
+def test_a_diagnostic_is_judged_under_every_reading_and_listed_apart_from_the_counts(tmp_path):
+    from experiments import sensitivity
+
+    claim = {"id": "c", "kind": "value", "source": "T", "experiment": "tiny", "metric": "e2e_delay_ms_mean",
+             "expected": 10, "pass": {"rel": 0.1}, "drift": {"rel": 0.3}}  # fmt: skip
+    diagnostic = {**claim, "id": "d", "class": "diagnostic"}
+    sanity = {**claim, "id": "s", "class": "sanity"}
+    doc = load(tmp_path, choices=[SPREAD], claims=[claim, diagnostic, sanity])
+    frame = pd.DataFrame(
+        [{"experiment": "tiny", "flows_n": 1, "seed": s, "run_key": f"k{s}", "scope": "all", "metric": m,
+          "value": v} for s in (1, 2) for m, v in (("e2e_delay_ms_mean", 20.0), ("e2e_delay_ms_flow_mean", 10.0))]
+    )  # fmt: skip
+    rows = sensitivity.table(doc, {"tiny": frame}, {})
+    assert set(zip(rows["claim"], rows["class"], strict=True)) == {("c", "reproduction"), ("d", "diagnostic")}
+    markdown = "\n".join(sensitivity.paper_markdown(doc, rows))
+    assert "**Depends on the reading** (1): `c`: holds under spread=flows." in markdown, "the diagnostic is not counted"
+    assert "- `d`: holds under spread=flows (pass)." in markdown
+    baseline_only = "\n".join(sensitivity.paper_markdown(doc, rows[rows["reading"] == "baseline"]))
+    assert "- `d`: holds under none of the 1 readings measured." in baseline_only
