@@ -48,6 +48,17 @@ class Metric:
         return name == self.name if self.pattern is None else re.fullmatch(self.pattern, name) is not None
 
 
+def _object_delays(prefix: str, ending: str) -> list[Metric]:
+    """<prefix>_mean, _median and _p<q>: the delays of completed objects from their start `ending`."""
+    return [
+        Metric(f"{prefix}_mean", (ALL, GROUP), "s", f"mean time from a completed object's start {ending}", _HTTP),
+        Metric(f"{prefix}_median", (ALL, GROUP), "s", "median of the same", _HTTP),
+        Metric(f"{prefix}_p<q>", (ALL, GROUP), "s",
+               f"q-th percentile of the same, q in {', '.join(map(str, OBJECT_DELAY_PERCENTILES))}", _HTTP,
+               rf"{prefix}_p({'|'.join(map(str, OBJECT_DELAY_PERCENTILES))})"),
+    ]  # fmt: skip
+
+
 def _link_metrics() -> list[Metric]:
     """Per monitored core link, from the queue monitor (and the per-hop trace for the delay)."""
     return [
@@ -173,19 +184,9 @@ _OTHER_METRICS = [
     Metric("objects_completed", (ALL, GROUP), "objects",
            "http objects whose last byte was acknowledged within [warmup, duration]", _HTTP),
     Metric("objects_per_s", (ALL, GROUP), "objects/s", "objects_completed / seconds of the window", _HTTP),
-    Metric("object_delay_s_mean", (ALL, GROUP), "s",
-           "mean time from a completed object's start to its last acknowledgement", _HTTP),
-    Metric("object_delay_s_median", (ALL, GROUP), "s", "median of the same", _HTTP),
-    Metric("object_delay_s_p<q>", (ALL, GROUP), "s",
-           f"q-th percentile of the same, q in {', '.join(map(str, OBJECT_DELAY_PERCENTILES))}", _HTTP,
-           rf"object_delay_s_p({'|'.join(map(str, OBJECT_DELAY_PERCENTILES))})"),
-    Metric("object_delay_client_s_mean", (ALL, GROUP), "s",
-           "mean time from a completed object's start to when the client had all of it (objects.tsv's delivered: "
-           "server to client, as the PISA/PIMC thesis measures object delay)", _HTTP),
-    Metric("object_delay_client_s_median", (ALL, GROUP), "s", "median of the same", _HTTP),
-    Metric("object_delay_client_s_p<q>", (ALL, GROUP), "s",
-           f"q-th percentile of the same, q in {', '.join(map(str, OBJECT_DELAY_PERCENTILES))}", _HTTP,
-           rf"object_delay_client_s_p({'|'.join(map(str, OBJECT_DELAY_PERCENTILES))})"),
+    *_object_delays("object_delay_s", "to its last acknowledgement"),
+    *_object_delays("object_delay_client_s", "to when the client had all of it (objects.tsv's delivered: server "
+                    "to client, as the PISA/PIMC thesis measures object delay)"),
     Metric("object_cycle_s", (ALL, GROUP), "s",
            "flow-seconds per completed object: the scope's http flows x window seconds / objects_completed "
            "(delay, idle gap and set-up together)", _HTTP),

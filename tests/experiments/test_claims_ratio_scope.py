@@ -1,4 +1,5 @@
-"""Claims of kind ratio and claims reading a scope other than `all`: verdicts, report cell, config checks."""
+"""Claims of kind ratio and claims reading a scope other than `all`: verdicts, report cell, config checks
+(and the config checks of kind slope)."""
 
 from pathlib import Path
 
@@ -139,6 +140,30 @@ def test_valid_ratio_claims_and_scopes(tmp_path, scope):
          "scope_without_prefix", "flow_without_fid", "unknown_group"],
 )  # fmt: skip
 def test_bad_ratio_claims_and_scopes(tmp_path, claim, fragment):
+    with pytest.raises(ConfigError, match="exp.yaml: ") as error:
+        load(write_config(tmp_path, claim))
+    assert fragment in str(error.value)
+
+
+SLOPE = {"kind": "slope", "metric": "goodput_Bps", "per": "fairness_jain", "axis": "queue", "level": "RED",
+         "baseline": "DT", "expected": 3.0, "pass": {"rel": 0.25}, "drift": {"rel": 0.5}, "class": "diagnostic"}  # fmt: skip
+
+
+def test_a_valid_slope_claim_loads(tmp_path):
+    (loaded,) = load(write_config(tmp_path, SLOPE))["claims"]
+    assert (loaded["per"], loaded["class"]) == ("fairness_jain", "diagnostic")
+
+
+@pytest.mark.parametrize(
+    "claim,fragment",
+    [
+        ({k: v for k, v in SLOPE.items() if k != "per"}, "'per' is a required property"),
+        ({**SLOPE, "baseline": "RED"}, "claims[0].baseline: 'RED' is also the level"),
+        ({**SLOPE, "kind": "value", "expected": 1.0}, "claims[0].per: only a claim of kind slope reads a second"),
+    ],
+    ids=["no_per", "baseline_is_level", "per_on_value"],
+)
+def test_bad_slope_claims(tmp_path, claim, fragment):
     with pytest.raises(ConfigError, match="exp.yaml: ") as error:
         load(write_config(tmp_path, claim))
     assert fragment in str(error.value)

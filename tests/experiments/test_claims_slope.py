@@ -1,16 +1,12 @@
-"""Claims of kind slope: the change of one metric per unit change of another between two levels."""
-
-from pathlib import Path
+"""Claims of kind slope: the change of one metric per unit change of another between two levels (the
+experiment file's checks of them are in test_claims_ratio_scope.py)."""
 
 import pandas as pd
 import pytest
-import yaml
 
 from experiments.claims import evaluate
-from experiments.config import ConfigError, load
 from experiments.sensitivity import reading_claim, relative_distance
 
-MINIMAL = Path(__file__).resolve().parents[1] / "configs" / "minimal.yaml"
 AXES = ["queue", "setting"]
 # seconds of flow time per object, per drop per object: what one avoided drop saves
 SLOPE = {"id": "s", "kind": "slope", "source": "T5.6, T5.7", "experiment": "e", "metric": "cycle", "per": "drops",
@@ -74,38 +70,3 @@ def test_a_measure_reading_replaces_either_metric_and_distance_is_relative():
     judged = reading_claim(SLOPE, reading)
     assert (judged["metric"], judged["per"]) == ("cycle", "drops_alt")
     assert relative_distance(SLOPE, 2.4) == pytest.approx(0.2)
-
-
-def write_config(tmp_path, claim: dict) -> Path:
-    """minimal.yaml with a `queue` axis (levels RED, DT) and `claim` as its only claim."""
-    doc = yaml.safe_load(MINIMAL.read_text())
-    doc["queues"]["DT"] = {"class": "Queue/DropTail"}
-    doc["experiments"]["tiny"]["matrix"]["product"]["queue"] = {"path": "core_queue", "levels": ["RED", "DT"]}
-    doc["claims"] = [{"id": "c", "source": "T1", "experiment": "tiny", "metric": "goodput_Bps", **claim}]
-    path = tmp_path / "exp.yaml"
-    path.write_text(yaml.safe_dump(doc))
-    return path
-
-
-VALID = {"kind": "slope", "per": "fairness_jain", "axis": "queue", "level": "RED", "baseline": "DT", "expected": 3.0,
-         "pass": {"rel": 0.25}, "drift": {"rel": 0.5}, "class": "diagnostic"}  # fmt: skip
-
-
-def test_a_valid_slope_claim_loads(tmp_path):
-    (loaded,) = load(write_config(tmp_path, VALID))["claims"]
-    assert (loaded["per"], loaded["class"]) == ("fairness_jain", "diagnostic")
-
-
-@pytest.mark.parametrize(
-    "claim,fragment",
-    [
-        ({k: v for k, v in VALID.items() if k != "per"}, "'per' is a required property"),
-        ({**VALID, "baseline": "RED"}, "claims[0].baseline: 'RED' is also the level"),
-        ({**VALID, "kind": "value", "expected": 1.0}, "claims[0].per: only a claim of kind slope reads a second"),
-    ],
-    ids=["no_per", "baseline_is_level", "per_on_value"],
-)
-def test_bad_slope_claims(tmp_path, claim, fragment):
-    with pytest.raises(ConfigError, match="exp.yaml: ") as error:
-        load(write_config(tmp_path, claim))
-    assert fragment in str(error.value)
