@@ -146,7 +146,8 @@ def test_bad_ratio_claims_and_scopes(tmp_path, claim, fragment):
 
 
 SLOPE = {"kind": "slope", "metric": "goodput_Bps", "per": "fairness_jain", "axis": "queue", "level": "RED",
-         "baseline": "DT", "expected": 3.0, "pass": {"rel": 0.25}, "drift": {"rel": 0.5}, "class": "diagnostic"}  # fmt: skip
+         "baseline": "DT", "expected": 3.0, "pass": {"rel": 0.25}, "drift": {"rel": 0.5},
+         "class": "diagnostic"}  # fmt: skip
 
 
 def test_a_valid_slope_claim_loads(tmp_path):
