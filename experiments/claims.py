@@ -30,7 +30,9 @@ those levels of the axis, each still a cell of its own (e.g. two of four deploym
   levels of `axis`): measured = (mean of metric at level - at baseline) / (mean of per at
   level - at baseline), both means over seeds, e.g. the object time one avoided drop saves
   (object_cycle_s per core_drops_per_object); judged against `expected` like kind value;
-  missing when a level lacks either metric or `per` does not change.
+  missing when a level lacks either metric or the change of `per` is not told apart from 0
+  (|change| within the half-widths of both levels' 95 % intervals combined, sqrt(a² + b²)):
+  a ratio over a change lost in the noise has no meaning.
 
 A claim with no runs behind it is `missing`, never a pass.
 
@@ -376,8 +378,11 @@ def _slope(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
         return missing(claim)
     d_metric = metric_stats.loc[level, "mean"] - metric_stats.loc[baseline, "mean"]
     d_per = per_stats.loc[level, "mean"] - per_stats.loc[baseline, "mean"]
-    if d_per == 0:
-        return replace(missing(claim), group=label, note=f"{claim['per']} is the same at {level} and {baseline}")
+    noise = math.hypot(per_stats.loc[level, "ci95"], per_stats.loc[baseline, "ci95"])
+    if d_per == 0 or not abs(d_per) > noise:  # a nan interval (one value) cannot tell the change from 0 either
+        return replace(missing(claim), group=label,
+                       note=f"{claim['per']} changes by {d_per:+.4g} from {baseline} to {level}, not told apart from 0 "
+                            f"(95 % intervals ±{noise:.2g})")  # fmt: skip
     slope = d_metric / d_per
     measured = f"{slope:.4g} ({claim['metric']} {d_metric:+.4g} / {claim['per']} {d_per:+.4g}, {level} - {baseline})"
     seeds = int(min(stats.loc[[level, baseline], "count"].min() for stats in (per_stats, metric_stats)))
