@@ -62,7 +62,8 @@ def fill_note(note: str, claim: dict, metrics: pd.DataFrame | None, fixed: dict 
         scope = narrow.pop("scope", claim.get("scope", "all"))
         if metrics is None:
             return f"[{metric}: not measured]"
-        rows = claims_mod.claim_rows({**claim, "metric": metric, "scope": scope}, metrics, {**(fixed or {}), **narrow})
+        one_metric = {**claim, "kind": "value", "metric": metric, "scope": scope}  # not a slope's `per` as well
+        rows = claims_mod.claim_rows(one_metric, metrics, {**(fixed or {}), **narrow})
         for axis, label in narrow.items():  # a narrowing label also overrides the claim's own `where`
             if axis in rows:
                 rows = rows[rows[axis].astype(str) == str(label)]

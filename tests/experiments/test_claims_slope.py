@@ -76,3 +76,11 @@ def test_a_measure_reading_replaces_either_metric_and_distance_is_relative():
     judged = reading_claim(SLOPE, reading)
     assert (judged["metric"], judged["per"]) == ("cycle", "drops_alt")
     assert relative_distance(SLOPE, 2.4) == pytest.approx(0.2)
+
+
+def test_a_slope_claim_s_note_placeholder_reads_only_the_metric_it_names():
+    from experiments.report import fill_note
+
+    data = rows("PI", "a", [2.4, 2.6], [0.4, 0.4]) + rows("PISA", "a", [1.8, 1.8], [0.2, 0.2])
+    note = "PI: {{cycle queue=PI}} s and {{drops queue=PI}} drops"
+    assert fill_note(note, SLOPE, table(data)) == "PI: 2.5 (mean of 2 runs) s and 0.4 (mean of 2 runs) drops"
