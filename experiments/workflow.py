@@ -12,6 +12,8 @@ Settings come from Snakemake's config (set by a profile or --config):
   profile_name      shown in the report (default: default)
   parse             false: leave runs unparsed (default true); only for measuring the
                     orchestration overhead against a plain loop of ns runs (bench/)
+  replications      `file` (default): each experiment's seeds.count; `paper`: its seeds.paper,
+                    the count the paper ran, where the file gives one (profiles/paper)
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ class Settings:
     keep_traces: bool
     profile_name: str
     parse: bool
+    replications: str = "file"
 
     @classmethod
     def from_config(cls, cfg: dict) -> Settings:
@@ -64,7 +67,18 @@ class Settings:
             keep_traces=flag(cfg, "keep_traces", False),
             profile_name=str(cfg.get("profile_name", "default")),
             parse=flag(cfg, "parse", True),
+            replications=replications_setting(cfg),
         )
+
+
+REPLICATIONS = ("file", "paper")
+
+
+def replications_setting(cfg: dict) -> str:
+    value = str(cfg.get("replications", "file"))
+    if value not in REPLICATIONS:
+        raise config_mod.ConfigError(f"workflow config: replications={value!r}; allowed: {', '.join(REPLICATIONS)}")
+    return value
 
 
 def load(path: str, settings: Settings, ns_binary: Path | None = None, check: bool = False) -> dict:
@@ -76,6 +90,9 @@ def load(path: str, settings: Settings, ns_binary: Path | None = None, check: bo
         from experiments import references
 
         references.check(doc, path, ns_binary)
+    if settings.replications == "paper":
+        for exp in doc["experiments"].values():
+            exp["seeds"]["count"] = exp["seeds"].get("paper", exp["seeds"]["count"])
     if settings.smoke:
         for exp in doc["experiments"].values():
             exp["seeds"]["count"] = 1

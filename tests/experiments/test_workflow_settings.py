@@ -25,3 +25,22 @@ def test_a_flag_that_is_not_yes_or_no_is_an_error():
 
 def test_one_experiment_file_given_as_a_string():
     assert Settings.from_config({"experiment_files": "my.yaml"}).experiment_files == ("my.yaml",)
+
+
+def test_paper_replications_take_seeds_paper_where_the_file_gives_it():
+    from experiments.workflow import load
+
+    paper = Settings.from_config({"replications": "paper"})
+    file = Settings.from_config({})
+    assert (paper.replications, file.replications) == ("paper", "file")
+    koo = {s.replications: load("configs/koo_aqm.yaml", s)["experiments"] for s in (paper, file)}
+    assert [exp["seeds"]["count"] for exp in koo["paper"].values()] == [1, 1]
+    assert [exp["seeds"]["count"] for exp in koo["file"].values()] == [10, 10]
+    # smooth_tcp states no replication count: the file's count stands.
+    smooth = load("configs/smooth_tcp.yaml", paper)["experiments"]
+    assert all(exp["seeds"]["count"] == 5 for exp in smooth.values())
+
+
+def test_an_unknown_replications_setting_names_what_is_allowed():
+    with pytest.raises(ConfigError, match="replications='all'; allowed: file, paper"):
+        Settings.from_config({"replications": "all"})
