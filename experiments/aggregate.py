@@ -1,7 +1,9 @@
 """The aggregate stage: every run of an experiment -> its tidy metrics and series tables.
 
-Reads the batch records the simulate stage wrote, computes each run's metrics from its
-parquet tables (experiments.metrics) and writes, per experiment:
+Reads the batch records the simulate stage wrote, joins each run's names (paper,
+experiment, level labels, reading: from the file as it is now, by the run's position
+in the experiment's order; a run directory names none of them), computes each run's
+metrics from its parquet tables (experiments.metrics) and writes, per experiment:
   runs.parquet     one row per run: context columns, run_key, directory
   metrics.parquet  context columns + scope, metric, value
   series.parquet   context columns + scope, metric, t, value
@@ -43,15 +45,26 @@ def write_parquet(table: pd.DataFrame, path: str | Path, kind: str) -> None:
     tmp.replace(path)
 
 
-def aggregate(records: list[str | Path], warmup: float, out_dir: str | Path, queue_thresholds=()) -> None:
+class RecordsMismatch(RuntimeError):
+    """The batch records do not hold the runs the plan expects (records of another plan)."""
+
+
+def aggregate(
+    records: list[str | Path], contexts: list[dict], warmup: float, out_dir: str | Path, queue_thresholds=()
+) -> None:
+    """`contexts`: each run's names, in the experiment's order (matrix.Expansion.contexts)."""
     runs = read_records(records)
+    seeds = [entry["seed"] for entry in runs]
+    if seeds != [context["seed"] for context in contexts]:
+        raise RecordsMismatch(f"{len(runs)} runs in the batch records, {len(contexts)} in the plan, or their seeds "
+                              "differ: the records were made by another plan; rerun the simulate stage")  # fmt: skip
     metrics, series, index = [], [], []
-    for entry in runs:
+    for entry, context in zip(runs, contexts, strict=True):
         directory = Path(entry["directory"])
         run_m, run_s = run_metrics(directory, warmup, queue_thresholds=queue_thresholds)
-        metrics.append(_with_context(run_m, entry["context"], entry["key"]))
-        series.append(_with_context(run_s, entry["context"], entry["key"]))
-        index.append({**entry["context"], "run_key": entry["key"], "directory": str(directory)})
+        metrics.append(_with_context(run_m, context, entry["key"]))
+        series.append(_with_context(run_s, context, entry["key"]))
+        index.append({**context, "run_key": entry["key"], "directory": str(directory)})
     out = Path(out_dir)
     write_parquet(pd.DataFrame(index), out / "runs.parquet", "runs")
     write_parquet(pd.concat(metrics, ignore_index=True), out / "metrics.parquet", "metrics")

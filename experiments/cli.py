@@ -11,27 +11,35 @@ from experiments import config, matrix, metric_registry, readings, references
 EXIT_BAD_CONFIG = 2
 
 
-def _load_runs(path: str, ns_binary: Path) -> tuple[dict, list[matrix.Run]]:
-    """The file's baseline runs, after every reference and every alternative reading's runs were checked."""
+def _load_runs(path: str, ns_binary: Path) -> tuple[dict, list[matrix.Expansion]]:
+    """The file's baseline runs (unresolved: one step per matrix cell), after every reference and every matrix
+    cell under every alternative reading were checked."""
     doc = config.load(path)
     references.check(doc, path, ns_binary)  # an absent binary: knob names unchecked, with a note
+    baseline = [matrix.Expansion(doc, path, name) for name in doc["experiments"]]
+    for runs in baseline:
+        runs.check()
     for reading in readings.run_readings(doc):
-        matrix.expand(doc, path, readings.experiments_of(doc, reading), reading)
-    return doc, matrix.expand(doc, path)
+        for name in readings.experiments_of(doc, reading):
+            matrix.Expansion(doc, path, name, reading).check()
+    return doc, baseline
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
     for path in args.files:
         doc, runs = _load_runs(path, args.ns)
-        print(f"{path}: ok ({len(doc['experiments'])} experiments, {len(runs)} runs, {len(doc['claims'])} claims)")
+        count = sum(map(len, runs))
+        print(f"{path}: ok ({len(doc['experiments'])} experiments, {count} runs, {len(doc['claims'])} claims)")
     return 0
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    _, runs = _load_runs(args.file, args.ns)
-    for run in runs:
-        labels = " ".join(f"{k}={v}" for k, v in run.labels.items())
-        print(f"{run.experiment} {labels} seed={run.seed}")
+    _, expansions = _load_runs(args.file, args.ns)
+    for runs in expansions:
+        axes = [name for name in runs.cells[0].labels] if runs.cells else []
+        for context in runs.contexts():
+            labels = " ".join(f"{k}={context[k]}" for k in axes)
+            print(f"{context['experiment']} {labels} seed={context['seed']}")
     return 0
 
 

@@ -9,6 +9,8 @@ flow groups expanded into numbered flows.
 from __future__ import annotations
 
 import copy
+import functools
+import hashlib
 import itertools
 import random
 from dataclasses import dataclass
@@ -19,8 +21,9 @@ import jsonschema
 
 from experiments.config import ConfigError, axes_of, check_scenario, describe_error, schema, unshared
 from experiments.readings import BASELINE, QUEUES, Reading, reading_axes
+from experiments.runkey import KEY_LENGTH, canonical_json
 
-PARAMS_SCHEMA = "ns2-repro/run-params/1"
+PARAMS_SCHEMA = "ns2-repro/run-params/2"
 DEFAULT_APPS = {"ftp": "Application/FTP", "pareto": "Application/Traffic/Pareto", "cbr": "Application/Traffic/CBR"}
 # The HTTP object model's defaults: the PISA/PIMC thesis' values (§3.1, §4.7).
 HTTP_DEFAULTS = {"mean_bytes": 10000, "shape": 1.2, "min_bytes": 1000, "max_bytes": 2000000, "bound": "resample",
@@ -33,22 +36,18 @@ class Run:
     experiment: str
     labels: dict  # axis name -> level label, in axis order
     seed: int
-    params: dict  # the run's params.json
+    params: dict  # the run's params.json: what decides its bytes, nothing that names it
     reading: str = BASELINE  # the choices' reading it runs under (experiments.readings)
 
     @property
     def context(self) -> dict:
         """The columns every aggregated row of this run carries (besides run_key); `reading` only off the baseline."""
-        reading = {} if self.reading == BASELINE else {"reading": self.reading}
-        return {"paper": self.paper, "experiment": self.experiment, **self.labels, **reading, "seed": self.seed}
+        return run_context(self.paper, self.experiment, self.labels, self.seed, self.reading)
 
-    @property
-    def own_context(self) -> dict:
-        """The context written into the run directory's own tables: the run's identity, so `reading` only when its
-        params carry one. A reading's cell that reuses the baseline's run is that run: whichever batch runs it
-        first, its bytes are the same."""
-        reading = {"reading": self.reading} if "reading" in self.params else {}
-        return {"paper": self.paper, "experiment": self.experiment, **self.labels, **reading, "seed": self.seed}
+
+def run_context(paper: str, experiment: str, labels: dict, seed: int, reading: str = BASELINE) -> dict:
+    extra = {} if reading == BASELINE else {"reading": reading}
+    return {"paper": paper, "experiment": experiment, **labels, **extra, "seed": seed}
 
 
 def axis_levels(axis: dict) -> list[tuple[Any, dict]]:
@@ -154,23 +153,27 @@ def resolve_flows(groups: dict, seed: int, edge_link: dict, queues: dict) -> lis
     return flows
 
 
+@functools.cache
+def _definition_validator(definition: str) -> jsonschema.Draft202012Validator:
+    full = schema()
+    return jsonschema.Draft202012Validator({**full["$defs"][definition], "$defs": full["$defs"]})
+
+
 def _validate_scenario(scenario: dict, queues: dict, where: str, source: Path) -> None:
     """The scenario and named queues after a cell's levels are applied must still be valid."""
-    full = schema()
     for part, value, definition in [("scenario", scenario, "scenario")] + [
         (f"queues.{name}", queue, "ns_object") for name, queue in queues.items()
     ]:
-        validator = jsonschema.Draft202012Validator({**full["$defs"][definition], "$defs": full["$defs"]})
+        validator = _definition_validator(definition)
         error = jsonschema.exceptions.best_match(validator.iter_errors(value))
         if error is not None:
             raise ConfigError(f"{source}: {where}: with this level applied, {part}.{describe_error(error)}")
     check_scenario(scenario, f"{where}: with this level applied, scenario", source)
 
 
-def resolve_params(
-    doc: dict, exp_name: str, labels: dict, seed: int, scenario: dict, queues: dict, reading: Reading | None = None
-) -> dict:
-    exp = doc["experiments"][exp_name]
+def resolve_params(exp: dict, seed: int, scenario: dict, queues: dict) -> dict:
+    """A run's params.json. It names nothing (no paper, experiment, level label or reading): a run's key hashes
+    what changes its bytes, so renaming a level or moving an experiment to another file re-simulates nothing."""
     topology = copy.deepcopy(scenario["topology"])
     edge_queue = topology["edge_link"].get("queue", {"class": "Queue/DropTail"})
     topology["edge_link"]["queue"] = resolve_queue(edge_queue, queues)
@@ -179,9 +182,6 @@ def resolve_params(
             link["queue"] = resolve_queue(link["queue"], queues)
     return {
         "schema": PARAMS_SCHEMA,
-        "paper": doc["paper"],
-        "experiment": exp_name,
-        "labels": labels,
         "seed": seed,
         "duration": float(exp["duration"]),
         "topology": topology,
@@ -193,48 +193,101 @@ def resolve_params(
             if "core_reverse_queue" in scenario
             else {}
         ),
-        # Only off the baseline, so that a baseline run's params (and key) do not depend on the choices' names.
-        **({"reading": dict(reading.choices)} if reading is not None and not reading.is_baseline else {}),
     }
 
 
-def expand(
-    doc: dict, source: Path | str = "<config>", experiments: list[str] | None = None, reading: Reading | None = None
-) -> list[Run]:
-    """All runs of the (validated, defaulted) experiment file, in a stable order.
+@dataclass(frozen=True)
+class Cell:
+    labels: dict  # axis name -> level label, in axis order
+    levels: tuple  # each level's {dotted path: value}, in the matrix's order
+
+
+class Expansion:
+    """The runs of one experiment under one reading, in a stable order (cell by cell, seeds within a cell), without
+    resolving them all: counting and checking cost one step per matrix cell, and a slice (a batch) resolves only its
+    own runs. A 100,000-run sweep of a few hundred cells plans in seconds (bench/plan_scale.py).
 
     Under a `reading` (an alternative of the open choices), its values are applied after each cell's levels, in the
     cells where claims are judged (an axis that is itself a reading stays at its baseline level). A cell the
     reading does not change (e.g. a queue knob in a cell with another queue) keeps the baseline's params, hence its
     key and its run: a reading never re-runs what the baseline ran.
     """
-    alternative = reading is not None and not reading.is_baseline
-    reading_name = reading.label if reading is not None else BASELINE
-    runs = []
-    for exp_name, exp in doc["experiments"].items():
-        if experiments is not None and exp_name not in experiments:
-            continue
-        axes = list(axes_of(exp))
-        judged_at = reading_axes(doc, exp_name) if alternative else {}
-        for cell in cells(exp):
+
+    def __init__(self, doc: dict, source: Path | str, experiment: str, reading: Reading | None = None):
+        self.doc, self.source, self.experiment = doc, source, experiment
+        self.exp = doc["experiments"][experiment]
+        self.reading = reading if reading is not None and not reading.is_baseline else None
+        self.reading_label = reading.label if reading is not None else BASELINE
+        axes = list(axes_of(self.exp))
+        judged_at = reading_axes(doc, experiment) if self.reading else {}
+        self.cells = []
+        for cell in cells(self.exp):
             labels = {name: label for name, label, _ in sorted(cell, key=lambda entry: axes.index(entry[0]))}
-            if any(str(labels[axis]) != level for axis, level in judged_at.items()):
-                continue
-            where = f"experiments.{exp_name} at " + ", ".join(f"{k}={v}" for k, v in labels.items())
-            levels = [sets for _, _, sets in cell]
-            scenario, queues = _applied(doc, exp, levels, where, source)
-            if alternative:
-                changed = _applied(doc, exp, [*levels, reading.assignments], f"{where} under reading {reading_name}",
-                                   source)  # fmt: skip
-            first = exp["seeds"]["first"]
-            for seed in range(first, first + exp["seeds"]["count"]):
-                params = resolve_params(doc, exp_name, labels, seed, scenario, queues)
-                if alternative:
-                    other = resolve_params(doc, exp_name, labels, seed, *changed, reading)
-                    if {k: v for k, v in other.items() if k != "reading"} != params:
-                        params = other
-                runs.append(Run(doc["paper"], exp_name, labels, seed, params, reading_name))
-    return runs
+            if all(str(labels[axis]) == level for axis, level in judged_at.items()):
+                self.cells.append(Cell(labels, tuple(sets for _, _, sets in cell)))
+        self.first, self.seeds = self.exp["seeds"]["first"], self.exp["seeds"]["count"]
+
+    def __len__(self) -> int:
+        return len(self.cells) * self.seeds
+
+    def _where(self, cell: Cell) -> str:
+        return f"experiments.{self.experiment} at " + ", ".join(f"{k}={v}" for k, v in cell.labels.items())
+
+    def applied(self, cell: Cell) -> tuple[dict, dict]:
+        """The cell's (scenario, queues) with its levels and then the reading's values applied, checked. A cell
+        the reading does not change resolves to the baseline's params, hence the baseline's key and run."""
+        levels = [*cell.levels, self.reading.assignments] if self.reading else list(cell.levels)
+        under = f" under reading {self.reading_label}" if self.reading else ""
+        return _applied(self.doc, self.exp, levels, self._where(cell) + under, self.source)
+
+    def check(self) -> None:
+        """Every cell's scenario valid with its levels (and the reading) applied; ConfigError on the first that is
+        not."""
+        for cell in self.cells:
+            if self.reading:  # the levels alone first, so that an error names the reading only when it is the cause
+                _applied(self.doc, self.exp, list(cell.levels), self._where(cell), self.source)
+            self.applied(cell)
+
+    def _positions(self, start: int, stop: int):
+        for index in range(max(start, 0), min(stop, len(self))):
+            yield self.cells[index // self.seeds], self.first + index % self.seeds
+
+    def runs(self, start: int = 0, stop: int | None = None) -> list[Run]:
+        """The runs at positions [start, stop), their params resolved."""
+        out, current, applied = [], None, None
+        for cell, seed in self._positions(start, len(self) if stop is None else stop):
+            if cell is not current:
+                current, applied = cell, self.applied(cell)
+            params = resolve_params(self.exp, seed, *applied)
+            out.append(Run(self.doc["paper"], self.experiment, cell.labels, seed, params, self.reading_label))
+        return out
+
+    def contexts(self, start: int = 0, stop: int | None = None) -> list[dict]:
+        """The aggregated columns of the runs at positions [start, stop), without resolving them."""
+        return [run_context(self.doc["paper"], self.experiment, cell.labels, seed, self.reading_label)
+                for cell, seed in self._positions(start, len(self) if stop is None else stop)]  # fmt: skip
+
+    def identity(self, start: int, stop: int) -> str:
+        """A digest of what decides the params of the runs at [start, stop): the experiment's scenario and
+        duration, the file's named queues, the reading's values and each run's levels and seed. Names (paper,
+        experiment, labels) stay out, so renaming them does not touch a batch; code changes reach the batch
+        through its rule's inputs."""
+        material = {
+            "scenario": self.exp["scenario"],
+            "duration": self.exp["duration"],
+            "queues": self.doc["queues"],
+            "reading": self.reading.assignments if self.reading else None,
+            "runs": [[cell.levels, seed] for cell, seed in self._positions(start, stop)],
+        }
+        return hashlib.sha256(canonical_json(material)).hexdigest()[:KEY_LENGTH]
+
+
+def expand(
+    doc: dict, source: Path | str = "<config>", experiments: list[str] | None = None, reading: Reading | None = None
+) -> list[Run]:
+    """All runs of the (validated, defaulted) experiment file, in a stable order, params resolved (see Expansion)."""
+    return [run for name in doc["experiments"] if experiments is None or name in experiments
+            for run in Expansion(doc, source, name, reading).runs()]  # fmt: skip
 
 
 def apply_levels(scenario: dict, queues: dict, levels: list[dict]) -> tuple[dict, dict]:

@@ -23,8 +23,13 @@ def canonical_json(value) -> bytes:
 def tree_digest(directory: str | Path, pattern: str = "*") -> str:
     """sha256 over the relative paths and contents of the files under a directory."""
     root = Path(directory)
+    return files_digest([p for p in root.rglob(pattern) if p.is_file() and "__pycache__" not in p.parts], root)
+
+
+def files_digest(paths: list[Path], root: Path) -> str:
+    """sha256 over the given files' paths relative to `root` and contents."""
     digest = hashlib.sha256()
-    for path in sorted(p for p in root.rglob(pattern) if p.is_file() and "__pycache__" not in p.parts):
+    for path in sorted(paths):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0")
         digest.update(path.read_bytes() + b"\0")
     return digest.hexdigest()

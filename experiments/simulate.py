@@ -64,8 +64,10 @@ class Outcome:
     message: str = ""
 
 
-def runs_dir(results: Path, run: Run) -> Path:
-    return results / run.paper / run.experiment / "runs"
+def runs_dir(results: Path) -> Path:
+    """Every run directory of every paper, named by key: a run found under its key is reused whichever paper,
+    experiment or level label asks for it."""
+    return results / "runs"
 
 
 def key_of(run: Run, tools: Toolchain, code_sha256: str | None = None) -> str:
@@ -93,7 +95,7 @@ def execute(
     One key runs once at a time: two batch jobs may hold the same key (a reading's cell that the baseline runs
     too), in threads of one Snakemake process or in two processes, so the run takes the key's lock and the
     second finds the first's directory complete."""
-    final = runs_dir(results, run) / key
+    final = runs_dir(results) / key
     final.parent.mkdir(parents=True, exist_ok=True)
     with _key_lock(final):
         if final.is_dir():
@@ -104,7 +106,7 @@ def execute(
 
 @contextmanager
 def _key_lock(final: Path):
-    """An exclusive lock on the run key, held while the run executes: <experiment>/.locks/<key>, beside runs/ so
+    """An exclusive lock on the run key, held while the run executes: <results>/.locks/<key>, beside runs/ so
     that runs/ holds run directories only."""
     locks = final.parent.parent / ".locks"
     locks.mkdir(exist_ok=True)
@@ -192,13 +194,10 @@ def run_batch(
 
 
 def batch_record(outcomes: list[Outcome]) -> dict:
-    """What a batch job leaves behind: each run's key, context and status."""
-    return {
-        "runs": [
-            {"key": o.key, "context": o.run.context, "status": o.status, "directory": str(o.directory)}
-            for o in outcomes
-        ]
-    }
+    """What a batch job leaves behind: each run's key, seed and status, in the batch's order. No names: the
+    aggregate stage joins the paper, experiment and level labels from the file as it is now."""
+    return {"runs": [{"key": o.key, "seed": o.run.seed, "status": o.status, "directory": str(o.directory)}
+                     for o in outcomes]}  # fmt: skip
 
 
 class BatchFailed(RuntimeError):

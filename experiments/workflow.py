@@ -18,6 +18,7 @@ Settings come from Snakemake's config (set by a profile or --config):
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ from experiments import config as config_mod
 from experiments import matrix, simulate
 from experiments import readings as readings_mod
 from experiments.readings import BASELINE
+from experiments.runkey import canonical_json, files_digest
 
 _TRUE, _FALSE = {"true", "yes", "on", "1"}, {"false", "no", "off", "0"}
 
@@ -101,15 +103,42 @@ def load(path: str, settings: Settings, ns_binary: Path | None = None, check: bo
     return doc
 
 
+class BatchDescription:
+    """The runs of one batch, one per line, for the job's message (`snakemake --dry-run` prints it). Drawn only when
+    printed; not a str, so Snakemake leaves it out of the params it compares to decide a rerun: renaming a level
+    changes the message, never the job."""
+
+    def __init__(self, expansion: matrix.Expansion, index: int, batch_size: int):
+        self.expansion, self.index, self.batch_size = expansion, index, batch_size
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+    def __str__(self) -> str:
+        exp = self.expansion
+        contexts = exp.contexts(self.index * self.batch_size, (self.index + 1) * self.batch_size)
+        lines = [" ".join([f"{c['paper']}/{c['experiment']}", *(f"{k}={c[k]}" for k in exp.cells[0].labels),
+                           f"seed={c['seed']}"]) for c in contexts]  # fmt: skip
+        under = "" if exp.reading is None else f" under {exp.reading_label}"
+        head = f"batch {self.index} of {exp.doc['paper']}/{exp.experiment}{under}: {len(contexts)} runs"
+        return "\n".join([head, *(f"  {line}" for line in lines)])
+
+
 @dataclass(frozen=True)
 class Plan:
-    """Which file defines each paper, how many batches each experiment has under each reading, and which
-    readings (alternatives of the open choices) need runs of their own."""
+    """Which file defines each paper, the runs of each experiment under each reading (expanded lazily: a batch
+    resolves its own runs only), and which readings (alternatives of the open choices) need runs of their own."""
 
     files: dict[str, str]  # paper -> experiment file
-    batches: dict[tuple[str, str, str], int]  # (paper, experiment, reading label) -> number of batches
+    expansions: dict[tuple[str, str, str], matrix.Expansion]  # (paper, experiment, reading label) -> its runs
     docs: dict[str, dict]  # paper -> loaded experiment file
     readings: dict[str, dict[str, readings_mod.Reading]]  # paper -> label -> run reading (baseline excluded)
+    batch_size: int = 25
+
+    @property
+    def batches(self) -> dict[tuple[str, str, str], int]:
+        """(paper, experiment, reading label) -> number of batches."""
+        return {key: -(-len(runs) // self.batch_size) for key, runs in self.expansions.items()}
 
     def folder(self, results: str | Path, paper: str, experiment: str, reading: str = BASELINE) -> Path:
         """Where an experiment's batch records and tables live: the baseline's, or readings/<label>/."""
@@ -121,7 +150,7 @@ class Plan:
 
     def records(self, results: str | Path, paper: str, experiment: str, reading: str = BASELINE) -> list[str]:
         """The batch records of one experiment (under one reading)."""
-        count = self.batches[(paper, experiment, reading)]
+        count = -(-len(self.expansions[(paper, experiment, reading)]) // self.batch_size)
         folder = self.folder(results, paper, experiment, reading)
         return [str(folder / "batches" / f"{i}.json") for i in range(count)]
 
@@ -131,16 +160,31 @@ class Plan:
         folder = self.folder(results, paper, experiment, reading)
         return {kind: str(folder / f"{kind}.parquet") for kind in ("runs", "metrics", "series")}
 
-    def describe_batch(self, paper: str, experiment: str, index: int, batch_size: int, reading: str = BASELINE) -> str:
-        """The runs of one batch, one per line, for `snakemake --dry-run`."""
-        runs = batch_runs(self.docs[paper], self.files[paper], experiment, index, batch_size,
-                          self.reading(paper, reading))  # fmt: skip
-        lines = [" ".join([f"{paper}/{r.experiment}", *(f"{k}={v}" for k, v in r.labels.items()), f"seed={r.seed}"])
-                 for r in runs]  # fmt: skip
-        under = "" if reading == BASELINE else f" under {reading}"
-        return f"batch {index} of {paper}/{experiment}{under}: {len(runs)} runs\n" + "\n".join(
-            f"  {line}" for line in lines
-        )
+    def batch_runs(self, paper: str, experiment: str, index: int, reading: str = BASELINE) -> list[matrix.Run]:
+        runs = self.expansions[(paper, experiment, reading)]
+        return runs.runs(index * self.batch_size, (index + 1) * self.batch_size)
+
+    def batch_identity(self, paper: str, experiment: str, index: int, reading: str = BASELINE) -> str:
+        """What decides the batch's runs (matrix.Expansion.identity): the simulate job's rerun trigger, in place
+        of the whole experiment file."""
+        runs = self.expansions[(paper, experiment, reading)]
+        return runs.identity(index * self.batch_size, (index + 1) * self.batch_size)
+
+    def describe_batch(self, paper: str, experiment: str, index: int, reading: str = BASELINE) -> BatchDescription:
+        return BatchDescription(self.expansions[(paper, experiment, reading)], index, self.batch_size)
+
+    def aggregate_identity(self, paper: str, experiment: str, reading: str = BASELINE) -> str:
+        """What the aggregate stage reads besides the records: the names it joins to each run, the warm-up and
+        the queue thresholds."""
+        runs = self.expansions[(paper, experiment, reading)]
+        exp = self.docs[paper]["experiments"][experiment]
+        material = {"contexts": runs.contexts(), "warmup": exp["warmup"],
+                    "queue_thresholds": exp.get("queue_thresholds", [])}  # fmt: skip
+        return hashlib.sha256(canonical_json(material)).hexdigest()[:20]
+
+    def artifact_identity(self, paper: str, kind: str, artifact_id: str) -> str:
+        """A figure's or table's own entry: what its drawing reads of the file besides its experiment's tables."""
+        return hashlib.sha256(canonical_json(self.artifact(paper, kind, artifact_id))).hexdigest()[:20]
 
     def artifact(self, paper: str, kind: str, artifact_id: str) -> dict:
         """A figure or table entry of a paper's file; kind is 'figures' or 'tables'."""
@@ -180,34 +224,44 @@ class Plan:
 
 def plan(settings: Settings, ns_binary: Path | None = None) -> Plan:
     """Every file loaded and every reference in it checked (metrics, figures, ns-2 classes and knobs against
-    `ns_binary`) before anything is scheduled; then the batches of every experiment under every reading."""
-    files, batches, docs, readings = {}, {}, {}, {}
+    `ns_binary`), and every matrix cell of every experiment under every reading checked, before anything is
+    scheduled. Runs are resolved later, a batch at a time."""
+    files, expansions, docs, readings = {}, {}, {}, {}
     for path in settings.experiment_files:
         doc = load(path, settings, ns_binary, check=True)
         paper = doc["paper"]
         if paper in files:
             raise config_mod.ConfigError(f"{path}: paper '{paper}' is also defined by {files[paper]}")
         files[paper], docs[paper] = path, doc
-        for exp in doc["experiments"]:
-            count = len(matrix.expand(doc, path, [exp]))
-            batches[(paper, exp, BASELINE)] = -(-count // settings.batch_size)
         readings[paper] = {r.label: r for r in readings_mod.run_readings(doc)}
+        for exp in doc["experiments"]:
+            expansions[(paper, exp, BASELINE)] = matrix.Expansion(doc, path, exp)
         for reading in readings[paper].values():
             for exp in readings_mod.experiments_of(doc, reading):
-                count = len(matrix.expand(doc, path, [exp], reading))
-                batches[(paper, exp, reading.label)] = -(-count // settings.batch_size)
-    return Plan(files, batches, docs, readings)
+                expansions[(paper, exp, reading.label)] = matrix.Expansion(doc, path, exp, reading)
+        for runs in expansions.values():
+            if runs.doc is doc:
+                runs.check()
+    return Plan(files, expansions, docs, readings, settings.batch_size)
 
 
-def batch_runs(
-    doc: dict, source: str, experiment: str, index: int, batch_size: int, reading: readings_mod.Reading | None = None
-) -> list[matrix.Run]:
-    runs = matrix.expand(doc, source, [experiment], reading)
-    return runs[index * batch_size : (index + 1) * batch_size]
+# The core modules that turn a batch into run directories (besides the Tcl sources and parsers in the run key).
+SIMULATE_MODULES = ("matrix.py", "runkey.py", "simulate.py")
+
+
+def simulate_code_digest(tools: simulate.Toolchain) -> str:
+    """What a simulate job's code is, by content: the Tcl sources and parsers (both in every run key) and the core
+    modules that expand and run a batch. A rule parameter rather than ~90 input files per job: Snakemake compares
+    it (a change re-runs the batches, which re-simulate only runs whose key changed), and planning a
+    100,000-run sweep does not stat 90 files per batch."""
+    here = Path(__file__).resolve().parent
+    modules = files_digest([here / name for name in SIMULATE_MODULES], here)
+    return f"{tools.code_sha256}:{modules}"
 
 
 def simulate_batch(
-    source: str,
+    plan: Plan,
+    paper: str,
     experiment: str,
     index: int,
     settings: Settings,
@@ -218,9 +272,7 @@ def simulate_batch(
 ) -> None:
     """One Snakemake job: run (or reuse) and parse every run of a batch, then write its record."""
     after = parse_into_tables(settings)
-    doc = load(source, settings)
-    chosen = None if reading == BASELINE else {r.label: r for r in readings_mod.run_readings(doc)}[reading]
-    runs = batch_runs(doc, source, experiment, index, settings.batch_size, chosen)
+    runs = plan.batch_runs(paper, experiment, index, reading)
     with open(log, "w") as log_file:
 
         def progress(line: str) -> None:
@@ -228,9 +280,8 @@ def simulate_batch(
             log_file.write(line + "\n")
             log_file.flush()
 
-        outcomes = simulate.run_batch(
-            runs, settings.results, tools, after, progress, label=f"{doc['paper']}/{experiment} batch {index}"
-        )
+        outcomes = simulate.run_batch(runs, settings.results, tools, after, progress,
+                                      label=f"{paper}/{experiment} batch {index}")  # fmt: skip
     simulate.raise_for_failures(outcomes)
     Path(record).write_text(json.dumps(simulate.batch_record(outcomes), indent=2, sort_keys=True) + "\n")
 
@@ -242,18 +293,21 @@ def parse_into_tables(settings: Settings):
     import parsers  # imported here: the core package does not need pyarrow to validate files
 
     def after(run: matrix.Run, key: str, directory: Path) -> None:
-        parsers.parse_run(directory, directory / "tables", {**run.own_context, "run_key": key})
+        parsers.parse_run(directory, directory / "tables", {"seed": run.seed, "run_key": key})
         if not settings.keep_traces:
             (directory / "packets.tr").unlink(missing_ok=True)
 
     return after
 
 
-def aggregate_experiment(plan: Plan, paper: str, experiment: str, records: list[str], out_dir: str | Path) -> None:
+def aggregate_experiment(
+    plan: Plan, paper: str, experiment: str, records: list[str], out_dir: str | Path, reading: str = BASELINE
+) -> None:
     from experiments import aggregate
 
     exp = plan.docs[paper]["experiments"][experiment]
-    aggregate.aggregate(records, exp["warmup"], out_dir, exp.get("queue_thresholds", ()))
+    contexts = plan.expansions[(paper, experiment, reading)].contexts()
+    aggregate.aggregate(records, contexts, exp["warmup"], out_dir, exp.get("queue_thresholds", ()))
 
 
 def draw(plan: Plan, results: str | Path, paper: str, kind: str, artifact_id: str, log: str | Path) -> list[Path]:

@@ -23,8 +23,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--context",
         default="{}",
-        help='JSON {"paper", "experiment", "labels": {...}, "seed", "run_key"}; '
-        "defaults come from the run's params.json and directory name",
+        help='JSON {"seed", "run_key"} and optionally "paper", "experiment", "labels": {...}; '
+        "seed defaults to the run's params.json, run_key to its directory name",
     )
     parser.add_argument("--workers", type=int, default=None, help="threads reading the trace (default: cores)")
     args = parser.parse_args(argv)

@@ -27,7 +27,8 @@ def read_params(run_dir: Path) -> dict[str, Any]:
 
 
 def context_from_params(run_dir: Path) -> dict[str, Any]:
-    """paper, experiment, labels and seed from the run's params.json (if any), run_key from the directory name."""
+    """The seed from the run's params.json (and, from a version 1 params.json, its paper, experiment and labels),
+    run_key from the directory name."""
     params = read_params(run_dir)
     context = {key: params[key] for key in ("paper", "experiment", "labels", "seed") if key in params}
     return {**context, "run_key": run_dir.name}

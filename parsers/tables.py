@@ -117,7 +117,8 @@ NULLABLE: dict[str, tuple[str, ...]] = {"objects": ("end", "delivered")}
 TRACE_KINDS = ("journeys", "hops", "flow_sums")  # the tables read from packets.tr
 TSV_KINDS = ("objects", "core_bins", "core_drops", "core_delays")  # read from <kind>.tsv when the run has one
 KINDS = tuple(SCHEMAS)
-REQUIRED_CONTEXT = ("paper", "experiment", "seed", "run_key")
+REQUIRED_CONTEXT = ("seed", "run_key")
+NAME_CONTEXT = ("paper", "experiment")  # optional: the pipeline's run tables carry no names (DESIGN.md section 6)
 
 
 def schema_version(kind: str) -> str:
@@ -125,22 +126,21 @@ def schema_version(kind: str) -> str:
 
 
 def normalize_context(context: dict[str, Any]) -> dict[str, Any]:
-    """`{paper, experiment, labels: {...}, seed, run_key}`; top-level keys other than these count as labels."""
+    """`{[paper], [experiment], [labels: {...}], seed, run_key}`; other top-level keys count as labels."""
     missing = [key for key in REQUIRED_CONTEXT if key not in context]
     if missing:
         raise ValueError(f"context: missing {missing}; required: {list(REQUIRED_CONTEXT)} (and optional labels)")
     labels = dict(context.get("labels") or {})
-    labels.update({k: v for k, v in context.items() if k not in (*REQUIRED_CONTEXT, "labels")})
+    labels.update({k: v for k, v in context.items() if k not in (*REQUIRED_CONTEXT, *NAME_CONTEXT, "labels")})
     if not isinstance(context["seed"], int) or isinstance(context["seed"], bool):
         raise ValueError(f"context: seed must be an integer, got {context['seed']!r}")
     for name, value in labels.items():
-        if name in REQUIRED_CONTEXT or any(name in schema.names for schema in SCHEMAS.values()):
+        if name in (*REQUIRED_CONTEXT, *NAME_CONTEXT) or any(name in schema.names for schema in SCHEMAS.values()):
             raise ValueError(f"context: label {name!r} would clash with a column of the same name")
         if value is not None and not isinstance(value, str | int | float | bool):
             raise ValueError(f"context: label {name!r} must be a string, number or boolean, got {value!r}")
     return {
-        "paper": str(context["paper"]),
-        "experiment": str(context["experiment"]),
+        **{key: str(context[key]) for key in NAME_CONTEXT if key in context},
         "labels": labels,
         "seed": context["seed"],
         "run_key": str(context["run_key"]),
@@ -157,10 +157,10 @@ def _constant_column(value: Any, rows: int) -> pa.Array:
 
 
 def with_context(table: pa.Table, kind: str, context: dict[str, Any]) -> pa.Table:
-    """The context columns (paper, experiment, labels..., seed, run_key) then the kind's columns, with metadata."""
+    """The context columns ([paper, experiment, labels...,] seed, run_key) then the kind's columns, with metadata."""
     context = normalize_context(context)
     table = table.select(SCHEMAS[kind].names).cast(SCHEMAS[kind])
-    columns = {"paper": context["paper"], "experiment": context["experiment"], **context["labels"]}
+    columns = {**{key: context[key] for key in NAME_CONTEXT if key in context}, **context["labels"]}
     columns |= {"seed": context["seed"], "run_key": context["run_key"]}
     arrays = [_constant_column(value, table.num_rows) for value in columns.values()] + table.columns
     out = pa.Table.from_arrays(arrays, names=list(columns) + table.column_names)

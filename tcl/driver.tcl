@@ -21,9 +21,9 @@ namespace eval repro {
 proc repro::main {run_dir} {
     set params [load_params [file join $run_dir params.json]]
     check_fields $params "" {schema seed duration topology core_queue flows monitors} \
-        {paper experiment labels reading core_reverse_queue}
-    if {[dict get $params schema] ne "ns2-repro/run-params/1"} {
-        fail schema "unsupported schema \"[dict get $params schema]\"" ns2-repro/run-params/1
+        {core_reverse_queue}
+    if {[dict get $params schema] ne "ns2-repro/run-params/2"} {
+        fail schema "unsupported schema \"[dict get $params schema]\"" ns2-repro/run-params/2
     }
     set seed [need_number $params "" seed ">= 1" 1]
     set duration [need_number $params "" duration "> 0"]

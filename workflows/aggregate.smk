@@ -1,4 +1,6 @@
 # Stage: every run of an experiment -> tidy runs/metrics/series tables (parquet).
+# `names` digests what it reads of the file (Plan.aggregate_identity): the names joined to
+# each run, the warm-up, the queue thresholds; a claim or figure edit leaves it alone.
 
 
 rule aggregate_experiment:
@@ -11,6 +13,8 @@ rule aggregate_experiment:
         series=f"{RESULTS}/{{paper}}/{{experiment}}/series.parquet",
     log:
         "logs/{paper}/{experiment}/aggregate_experiment.log",
+    params:
+        names=lambda w: PLAN.aggregate_identity(w.paper, w.experiment),
     run:
         wf.aggregate_experiment(
             PLAN,
@@ -31,6 +35,8 @@ rule aggregate_reading:
         series=f"{RESULTS}/{{paper}}/{{experiment}}/readings/{{reading}}/series.parquet",
     log:
         "logs/{paper}/{experiment}/readings/{reading}/aggregate.log",
+    params:
+        names=lambda w: PLAN.aggregate_identity(w.paper, w.experiment, w.reading),
     run:
         wf.aggregate_experiment(
             PLAN,
@@ -38,4 +44,5 @@ rule aggregate_reading:
             wildcards.experiment,
             input.records,
             Path(output.metrics).parent,
+            wildcards.reading,
         )

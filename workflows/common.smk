@@ -13,7 +13,6 @@ TOOLS = Toolchain(
     driver=Path("tcl/driver.tcl"),
     parsed=SETTINGS.parse,
 )
-TCL_SOURCES = sorted(glob("tcl/**/*.tcl", recursive=True))
 
 
 # Paths hold names only (parameters live in each run's params.json): keep each wildcard to

@@ -1,5 +1,7 @@
 # Stage: the figures and tables each experiment file names, drawn by figures/<paper>.py
-# (or the module an entry names, e.g. figures.generic for any sweep).
+# (or the module an entry names, e.g. figures.generic for any sweep). A drawing reads its
+# experiment's tables and its own entry of the file (`entry`, a digest): editing one figure
+# entry redraws that figure only.
 
 
 rule draw_figure:
@@ -9,6 +11,8 @@ rule draw_figure:
         f"{RESULTS}/{{paper}}/figures/{{artifact}}.png",
     log:
         "logs/{paper}/draw_figure_{artifact}.log",
+    params:
+        entry=lambda w: PLAN.artifact_identity(w.paper, "figures", w.artifact),
     run:
         wf.draw(PLAN, RESULTS, wildcards.paper, "figures", wildcards.artifact, log[0])
 
@@ -21,5 +25,7 @@ rule write_table:
         md=f"{RESULTS}/{{paper}}/tables/{{artifact}}.md",
     log:
         "logs/{paper}/write_table_{artifact}.log",
+    params:
+        entry=lambda w: PLAN.artifact_identity(w.paper, "tables", w.artifact),
     run:
         wf.draw(PLAN, RESULTS, wildcards.paper, "tables", wildcards.artifact, log[0])

@@ -1,29 +1,34 @@
 # Stage: simulate every run of every experiment file, a batch of runs per job.
-# Each run keeps its own key and directory (results/<paper>/<experiment>/runs/<key>/),
-# is parsed into parquet right after it ran, and is reused while its key is unchanged.
+# Each run keeps its own key and directory (results/runs/<key>/), is parsed into parquet
+# right after it ran, and is reused while its key is unchanged.
+#
+# A batch job depends on what decides its runs' bytes, not on the whole experiment file:
+# `identity` digests its runs' scenario, levels and seeds (Plan.batch_identity), so an edit
+# to a claim, a figure or a level's label re-runs no simulate job (Snakemake compares
+# params); so is `code`, the digest of the code that turns params into a run directory
+# (Tcl sources, parsers, core modules: experiments.workflow.simulate_code_digest).
+
+SIMULATE_CODE = wf.simulate_code_digest(TOOLS)
 
 
 rule simulate_batch:
     input:
-        experiment_file=lambda w: PLAN.files[w.paper],
         ns=rules.build_ns2.output.ns,
         manifest=rules.build_ns2.output.manifest,
-        tcl=TCL_SOURCES,
     output:
         record=f"{RESULTS}/{{paper}}/{{experiment}}/batches/{{batch}}.json",
     log:
         "logs/{paper}/{experiment}/simulate_batch_{batch}.log",
     params:
-        batch_size=SETTINGS.batch_size,
-        smoke=SETTINGS.smoke,
-        runs=lambda w: PLAN.describe_batch(
-            w.paper, w.experiment, int(w.batch), SETTINGS.batch_size
-        ),
+        code=SIMULATE_CODE,
+        identity=lambda w: PLAN.batch_identity(w.paper, w.experiment, int(w.batch)),
+        runs=lambda w: PLAN.describe_batch(w.paper, w.experiment, int(w.batch)),
     message:
         "{params.runs}"
     run:
         wf.simulate_batch(
-            input.experiment_file,
+            PLAN,
+            wildcards.paper,
             wildcards.experiment,
             int(wildcards.batch),
             SETTINGS,
@@ -34,27 +39,30 @@ rule simulate_batch:
 
 
 # The alternatives of the open choices (experiments.readings): the same experiment with
-# one reading applied; its runs share results/<paper>/<experiment>/runs/ with the
-# baseline's (a run is named by its key), its batch records live under readings/<reading>/.
+# one reading applied; its runs share results/runs/ with the baseline's (a run is named by
+# its key), its batch records live under <paper>/<experiment>/readings/<reading>/.
 rule simulate_reading_batch:
     input:
-        experiment_file=lambda w: PLAN.files[w.paper],
         ns=rules.build_ns2.output.ns,
         manifest=rules.build_ns2.output.manifest,
-        tcl=TCL_SOURCES,
     output:
         record=f"{RESULTS}/{{paper}}/{{experiment}}/readings/{{reading}}/batches/{{batch}}.json",
     log:
         "logs/{paper}/{experiment}/readings/{reading}/simulate_batch_{batch}.log",
     params:
+        code=SIMULATE_CODE,
+        identity=lambda w: PLAN.batch_identity(
+            w.paper, w.experiment, int(w.batch), w.reading
+        ),
         runs=lambda w: PLAN.describe_batch(
-            w.paper, w.experiment, int(w.batch), SETTINGS.batch_size, w.reading
+            w.paper, w.experiment, int(w.batch), w.reading
         ),
     message:
         "{params.runs}"
     run:
         wf.simulate_batch(
-            input.experiment_file,
+            PLAN,
+            wildcards.paper,
             wildcards.experiment,
             int(wildcards.batch),
             SETTINGS,

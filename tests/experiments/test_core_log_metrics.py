@@ -221,7 +221,7 @@ def core_log_run(tmp_path):
     run = tmp_path / "core_log"
     run.mkdir()
     params = {
-        "schema": "ns2-repro/run-params/1", "paper": "p", "experiment": "e", "labels": {}, "seed": 1,
+        "schema": "ns2-repro/run-params/2", "seed": 1,
         "duration": 4.0, "topology": {"kind": "dumbbell", "core_link": {"bandwidth": "16kb", "delay": "10ms"}},
         "flows": [{"fid": 1, "kind": "ftp", "group": "ftp"}, {"fid": 2, "kind": "http", "group": "http"},
                   {"fid": 3, "kind": "cbr"}],

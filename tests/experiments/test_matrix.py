@@ -77,7 +77,7 @@ def test_no_axes_gives_one_cell(minimal):
 def test_context_columns(minimal):
     run = matrix.expand(minimal)[0]
     assert run.context == {"paper": "minimal", "experiment": "tiny", "flows_n": 1, "seed": 1}
-    assert run.params["schema"] == "ns2-repro/run-params/1"
+    assert run.params["schema"] == "ns2-repro/run-params/2"
 
 
 def test_expansion_does_not_mutate_the_config(minimal):

@@ -294,7 +294,7 @@ def untraced_run(tmp_path):
     run = tmp_path / "untraced"
     run.mkdir()
     params = {
-        "schema": "ns2-repro/run-params/1", "paper": "p", "experiment": "e", "labels": {}, "seed": 1,
+        "schema": "ns2-repro/run-params/2", "seed": 1,
         "duration": 2.0, "topology": {"kind": "dumbbell", "core_link": {"bandwidth": "1Mb", "delay": "10ms"}},
         "flows": [{"fid": 1, "kind": "ftp", "group": "main"}, {"fid": 2, "kind": "ftp", "group": "cross"}],
         "monitors": {"queue_sample_interval": 0.1, "packet_trace": False},

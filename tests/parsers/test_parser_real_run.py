@@ -27,10 +27,7 @@ _FTP = {
     "app": {"class": "Application/FTP", "knobs": {}},
 }
 DRIVER_PARAMS = {
-    "schema": "ns2-repro/run-params/1",
-    "paper": "test",
-    "experiment": "chain",
-    "labels": {"queue": "RED"},
+    "schema": "ns2-repro/run-params/2",
     "seed": 7,
     "duration": 3.0,
     "topology": {

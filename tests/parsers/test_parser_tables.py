@@ -53,8 +53,7 @@ def run_dir(tmp_path):
     (run / "objects.tsv").write_text(OBJECTS_HEADER + "2\t1\t0.000000\t0.250000\t5000\t0.230000\n")
     for kind, (header, rows) in CORE_LOG.items():
         (run / f"{kind}.tsv").write_text(header + rows)
-    params = {k: CONTEXT[k] for k in ("paper", "experiment", "labels", "seed")}
-    (run / "params.json").write_text(json.dumps({"schema": "ns2-repro/run-params/1", **params}))
+    (run / "params.json").write_text(json.dumps({"schema": "ns2-repro/run-params/2", "seed": CONTEXT["seed"]}))
     return run
 
 
@@ -146,8 +145,9 @@ def test_parse_run_writes_every_table_with_metadata(run_dir, tmp_path):
         meta = table.schema.metadata
         assert meta[b"ns2repro.kind"] == kind.encode()
         assert meta[b"ns2repro.schema_version"] == f"ns2-repro/table/{kind}/1".encode()
-        assert json.loads(meta[b"ns2repro.context"]) == CONTEXT
-        assert table.column_names[7:] == SCHEMAS[kind].names
+        # a version 2 params.json names nothing: the run's own context is its seed and key (DESIGN.md section 6)
+        assert json.loads(meta[b"ns2repro.context"]) == {"labels": {}, "seed": 3, "run_key": "abc123"}
+        assert table.column_names == ["seed", "run_key", *SCHEMAS[kind].names]
         assert set(table["run_key"].to_pylist()) <= {"abc123"}
     rows = {kind: pq.read_table(written[kind]).num_rows for kind in KINDS}
     assert rows == {"journeys": 5, "hops": 4, "queue": 2, "flow_sums": 8, "flows": 3, "objects": 1} | {

@@ -15,7 +15,7 @@ META = {
     "links": [{"name": "core0", "from": 0, "to": 1, "role": "core", "traced": False, "monitored": True}],
 }
 PARAMS = {
-    "schema": "ns2-repro/run-params/1",
+    "schema": "ns2-repro/run-params/2",
     "paper": "zhang_gaimd",
     "experiment": "droptail",
     "labels": {"queue": "DropTail"},

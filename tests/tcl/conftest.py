@@ -45,10 +45,7 @@ def koo(queue: str = "RED", kind: str = "dumbbell", core_nodes: int = 2, duratio
     flows = [{"fid": fid, **copy.deepcopy(TCP_FLOW)} for fid in (1, 2, 3)]
     flows.append({"fid": 4, **copy.deepcopy(PARETO_FLOW)})
     return {
-        "schema": "ns2-repro/run-params/1",
-        "paper": "koo_aqm",
-        "experiment": "test",
-        "labels": {"queue": queue},
+        "schema": "ns2-repro/run-params/2",
         "seed": seed,
         "duration": duration,
         "topology": {

@@ -60,7 +60,7 @@ CBR = {
 
 def params(flows: list[dict], duration: float = 5.0, core_bw: str = "10Mb", limit: int = LIMIT, **extra) -> dict:
     return {
-        "schema": "ns2-repro/run-params/1",
+        "schema": "ns2-repro/run-params/2",
         "seed": 3,
         "duration": duration,
         "topology": {

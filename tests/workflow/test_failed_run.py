@@ -37,7 +37,7 @@ def test_failed_run(tools, tmp_path):
     outcomes = simulate.run_batch([bad, good], tmp_path, tools, progress=lines.append)
     assert [o.status for o in outcomes] == ["failed", "ran"]
     failed = outcomes[0]
-    runs_dir = simulate.runs_dir(tmp_path, bad)
+    runs_dir = simulate.runs_dir(tmp_path)
     assert not (runs_dir / failed.key).exists(), "no partial run directory"
     assert failed.directory == runs_dir / f"{failed.key}.failed"
     assert "thresh" in (failed.directory / "stderr.txt").read_text()
@@ -91,7 +91,7 @@ def test_success_after_a_failure_removes_the_stale_failed_dir(fake_tools, tmp_pa
     (state / "fail").unlink()  # the cause is fixed (say, a flaky disk), the same key runs again
     second = simulate.execute(run, key, results, tools)
     assert second.status == "ran" and (second.directory / "meta.json").is_file()
-    assert sorted(p.name for p in simulate.runs_dir(results, run).iterdir()) == [key], "no stale .failed beside it"
+    assert sorted(p.name for p in simulate.runs_dir(results).iterdir()) == [key], "no stale .failed beside it"
 
 
 def test_a_complete_run_found_cached_also_clears_a_stale_failed_dir(fake_tools, tmp_path):
@@ -99,7 +99,7 @@ def test_a_complete_run_found_cached_also_clears_a_stale_failed_dir(fake_tools, 
     results, run = tmp_path / "results", one_run()
     key = simulate.key_of(run, tools)
     assert simulate.execute(run, key, results, tools).status == "ran"
-    stale = simulate.runs_dir(results, run) / f"{key}.failed"  # as left by an older version of this module
+    stale = simulate.runs_dir(results) / f"{key}.failed"  # as left by an older version of this module
     stale.mkdir()
     assert simulate.execute(run, key, results, tools).status == "cached"
     assert not stale.exists()
@@ -115,7 +115,7 @@ def test_a_parser_that_throws_fails_the_run(fake_tools, tmp_path):
         raise ValueError(f"{directory}/packets.tr: line 7: expected 12 fields\nsecond line of the message")
 
     outcome = simulate.execute(run, key, results, tools, after)
-    runs = simulate.runs_dir(results, run)
+    runs = simulate.runs_dir(results)
     assert outcome.status == "failed" and outcome.directory == runs / f"{key}.failed"
     assert not (runs / key).exists(), "no run directory for a run whose parsing failed"
     assert not list(runs.glob(".*.tmp-*")), "no temporary directory left behind"
@@ -156,5 +156,5 @@ def test_one_key_in_two_concurrent_jobs_runs_once(tmp_path):
         outcomes = list(pool.map(lambda _: simulate.execute(run, key, results, tools), range(2)))
     assert sorted(o.status for o in outcomes) == ["cached", "ran"]
     assert (state / "invocations").read_text() == "x\n", "ns ran once"
-    assert sorted(p.name for p in simulate.runs_dir(results, run).iterdir()) == [key]
-    assert (simulate.runs_dir(results, run) / key).stat().st_mode & 0o777 == 0o755
+    assert sorted(p.name for p in simulate.runs_dir(results).iterdir()) == [key]
+    assert (simulate.runs_dir(results) / key).stat().st_mode & 0o777 == 0o755
