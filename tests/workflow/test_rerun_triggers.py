@@ -42,7 +42,7 @@ figures:
      metric: bottleneck_drop_pct, x: flows_n, hue: queue, caption: "Drops"}
 claims:
   - {id: busy, kind: value, source: this test, experiment: flows, metric: bottleneck_utilization_pct,
-     expected: 90, pass: 20, drift: 40, note: "a note"}
+     expected: 90, pass: {abs: 20}, drift: {abs: 40}, note: "a note"}
 """
 
 
@@ -56,8 +56,8 @@ def command(sweep: Path, results: Path, *extra: str) -> list[str]:
 def scheduled(sweep: Path, results: Path) -> dict[str, int]:
     """Jobs per rule that `snakemake --dry-run` would run now ({} when nothing is to be done)."""
     proc = subprocess.run(command(sweep, results, "--dry-run"), cwd=REPO, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr[-3000:]
     out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-3000:]
     if "Nothing to be done" in out:
         return {}
     stats = out.split("Job stats:", 1)[1]
@@ -94,11 +94,11 @@ SIMULATE_AND_AGGREGATE = ("simulate_batch", "aggregate_experiment")
     "old,new,expected",
     [
         ('note: "a note"', 'note: "another note"', {"write_report": 1}),
-        ("pass: 20, drift: 40", "pass: 10, drift: 30", {"write_report": 1}),
+        ("pass: {abs: 20}, drift: {abs: 40}", "pass: {abs: 10}, drift: {abs: 30}", {"write_report": 1}),
         ('caption: "Drops"', 'caption: "Drop percentage"', {"draw_figure": 1, "write_report": 1}),
         (
             "metric: bottleneck_drop_pct",
-            "metric: bottleneck_queue_delay_ms_mean",
+            "metric: bottleneck_queue_pkts_mean",
             {"draw_figure": 1, "write_report": 1},
         ),
         # a level's label: the names joined at aggregation change, not a run
