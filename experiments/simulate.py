@@ -175,8 +175,10 @@ def run_batch(
     after: Callable[[Run, str, Path], None] | None = None,
     progress: Callable[[str], None] = print,
     label: str = "batch",
+    tally: Callable[[Outcome], str] | None = None,
 ) -> list[Outcome]:
-    """Execute runs one after another; a failed run does not stop the others."""
+    """Execute runs one after another; a failed run does not stop the others. `tally` counts each outcome into
+    the whole sweep's progress and returns text to append to its line (workflow.SweepProgress)."""
     code_sha = tools.code_sha256
     outcomes = []
     for index, run in enumerate(runs, 1):
@@ -184,9 +186,10 @@ def run_batch(
         outcome = execute(run, key, results, tools, after)
         outcomes.append(outcome)
         labels = " ".join(f"{k}={v}" for k, v in run.labels.items())
+        overall = f" | {tally(outcome)}" if tally is not None else ""
         progress(
             f"[{label} {index}/{len(runs)}] {run.experiment} {labels} seed={run.seed} "
-            f"key={key}: {outcome.status} {outcome.seconds:.1f}s"
+            f"key={key}: {outcome.status} {outcome.seconds:.1f}s{overall}"
         )
         if outcome.status == "failed":
             progress(outcome.message)

@@ -7,8 +7,9 @@ Settings come from Snakemake's config (set by a profile or --config):
                     scheduler time per job, so one job per 1-second run would dominate
   smoke             true: 1 seed per cell and at most smoke_duration simulated seconds
   smoke_duration    (default 5)
-  keep_traces       true: keep each run's packets.tr after parsing (default false: a 70 s
-                    run's trace is ~100 MB, and the parquet tables hold what it said)
+  keep_raw          true: keep each run's raw outputs after parsing: packets.tr and the
+                    monitor TSVs (default false: a 70 s run's trace is ~100 MB, and the
+                    parquet tables hold what they said; bench/run_disk.py measures it)
   profile_name      shown in the report (default: default)
   parse             false: leave runs unparsed (default true); only for measuring the
                     orchestration overhead against a plain loop of ns runs (bench/)
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,7 +52,7 @@ class Settings:
     batch_size: int
     smoke: bool
     smoke_duration: float
-    keep_traces: bool
+    keep_raw: bool
     profile_name: str
     parse: bool
     replications: str = "file"
@@ -66,7 +68,7 @@ class Settings:
             batch_size=int(cfg.get("batch_size", 25)),
             smoke=flag(cfg, "smoke", False),
             smoke_duration=float(cfg.get("smoke_duration", 5)),
-            keep_traces=flag(cfg, "keep_traces", False),
+            keep_raw=flag(cfg, "keep_raw", False),
             profile_name=str(cfg.get("profile_name", "default")),
             parse=flag(cfg, "parse", True),
             replications=replications_setting(cfg),
@@ -134,6 +136,9 @@ class Plan:
     docs: dict[str, dict]  # paper -> loaded experiment file
     readings: dict[str, dict[str, readings_mod.Reading]]  # paper -> label -> run reading (baseline excluded)
     batch_size: int = 25
+
+    def total_runs(self) -> int:
+        return sum(map(len, self.expansions.values()))
 
     @property
     def batches(self) -> dict[tuple[str, str, str], int]:
@@ -249,6 +254,32 @@ def plan(settings: Settings, ns_binary: Path | None = None) -> Plan:
 SIMULATE_MODULES = ("matrix.py", "runkey.py", "simulate.py")
 
 
+class SweepProgress:
+    """The whole sweep's progress and ETA, appended to each run's progress line: runs done of all planned (cached
+    ones count at once), and the time left estimated from the runs simulated so far, `cores` at a time. One per
+    Snakemake process: batch jobs run as threads of it (profiles' force-use-threads); a job of its own (a cluster
+    job) sees its own batch only."""
+
+    def __init__(self, total: int, cores: int):
+        self.total, self.cores = total, max(cores, 1)
+        self.done = self.ran = 0
+        self.seconds = 0.0
+        self._lock = threading.Lock()
+
+    def __call__(self, outcome: simulate.Outcome) -> str:
+        with self._lock:
+            self.done += 1
+            if outcome.status == "ran":
+                self.ran += 1
+                self.seconds += outcome.seconds
+            left = self.total - self.done
+            text = f"sweep {self.done}/{self.total} runs"
+            if self.ran and left:
+                eta = left * self.seconds / self.ran / self.cores
+                text += f", ETA {int(eta // 3600)}:{int(eta % 3600 // 60):02d}:{int(eta % 60):02d} (if all left run)"
+            return text
+
+
 def simulate_code_digest(tools: simulate.Toolchain) -> str:
     """What a simulate job's code is, by content: the Tcl sources and parsers (both in every run key) and the core
     modules that expand and run a batch. A rule parameter rather than ~90 input files per job: Snakemake compares
@@ -269,6 +300,7 @@ def simulate_batch(
     record: str | Path,
     log: str | Path,
     reading: str = BASELINE,
+    tally: SweepProgress | None = None,
 ) -> None:
     """One Snakemake job: run (or reuse) and parse every run of a batch, then write its record."""
     after = parse_into_tables(settings)
@@ -281,21 +313,22 @@ def simulate_batch(
             log_file.flush()
 
         outcomes = simulate.run_batch(runs, settings.results, tools, after, progress,
-                                      label=f"{paper}/{experiment} batch {index}")  # fmt: skip
+                                      label=f"{paper}/{experiment} batch {index}", tally=tally)  # fmt: skip
     simulate.raise_for_failures(outcomes)
     Path(record).write_text(json.dumps(simulate.batch_record(outcomes), indent=2, sort_keys=True) + "\n")
 
 
 def parse_into_tables(settings: Settings):
-    """Post-run step: the run's outputs to parquet tables in <run>/tables/, then drop the raw trace."""
+    """Post-run step: the run's outputs to parquet tables in <run>/tables/, then drop the raw outputs they hold."""
     if not settings.parse:
         return None
     import parsers  # imported here: the core package does not need pyarrow to validate files
 
     def after(run: matrix.Run, key: str, directory: Path) -> None:
         parsers.parse_run(directory, directory / "tables", {"seed": run.seed, "run_key": key})
-        if not settings.keep_traces:
-            (directory / "packets.tr").unlink(missing_ok=True)
+        if not settings.keep_raw:
+            for name in parsers.RAW_OUTPUTS:
+                (directory / name).unlink(missing_ok=True)
 
     return after
 

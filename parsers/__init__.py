@@ -13,6 +13,15 @@ from parsers.flow_sums import flow_sums
 from parsers.flows import read_flows
 from parsers.queue_monitor import read_queue_monitor
 from parsers.run import parse_run
-from parsers.tables import KINDS, SCHEMAS, TRACE_KINDS
+from parsers.tables import KINDS, RAW_OUTPUTS, SCHEMAS, TRACE_KINDS
 
-__all__ = ["KINDS", "SCHEMAS", "TRACE_KINDS", "flow_sums", "parse_run", "read_flows", "read_queue_monitor"]
+__all__ = [
+    "KINDS",
+    "RAW_OUTPUTS",
+    "SCHEMAS",
+    "TRACE_KINDS",
+    "flow_sums",
+    "parse_run",
+    "read_flows",
+    "read_queue_monitor",
+]

@@ -116,6 +116,11 @@ SCHEMAS: dict[str, pa.Schema] = {
 NULLABLE: dict[str, tuple[str, ...]] = {"objects": ("end", "delivered")}
 TRACE_KINDS = ("journeys", "hops", "flow_sums")  # the tables read from packets.tr
 TSV_KINDS = ("objects", "core_bins", "core_drops", "core_delays")  # read from <kind>.tsv when the run has one
+# The raw outputs a run's tables hold all of: deleted once parsed unless the workflow keeps them (DESIGN.md §1).
+RAW_OUTPUTS = ("packets.tr", "queue_monitor.tsv", "flows.tsv", *(f"{kind}.tsv" for kind in TSV_KINDS))
+# zstd with the float columns byte-stream-split: a third smaller than snappy on the per-packet tables
+# (bench/run_disk.py), read back identically.
+COMPRESSION = "zstd"
 KINDS = tuple(SCHEMAS)
 REQUIRED_CONTEXT = ("seed", "run_key")
 NAME_CONTEXT = ("paper", "experiment")  # optional: the pipeline's run tables carry no names (DESIGN.md section 6)
@@ -179,6 +184,8 @@ def write_table(table: pa.Table, kind: str, context: dict[str, Any], path: str |
 
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")
-    pq.write_table(with_context(table, kind, context), tmp)
+    table = with_context(table, kind, context)
+    floats = [field.name for field in table.schema if pa.types.is_floating(field.type)]
+    pq.write_table(table, tmp, compression=COMPRESSION, use_byte_stream_split=floats)
     tmp.replace(path)
     return path

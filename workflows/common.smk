@@ -13,6 +13,7 @@ TOOLS = Toolchain(
     driver=Path("tcl/driver.tcl"),
     parsed=SETTINGS.parse,
 )
+PROGRESS = wf.SweepProgress(PLAN.total_runs(), workflow.cores)
 
 
 # Paths hold names only (parameters live in each run's params.json): keep each wildcard to

@@ -35,6 +35,7 @@ rule simulate_batch:
             TOOLS,
             output.record,
             log[0],
+            tally=PROGRESS,
         )
 
 
@@ -70,4 +71,5 @@ rule simulate_reading_batch:
             output.record,
             log[0],
             wildcards.reading,
+            PROGRESS,
         )

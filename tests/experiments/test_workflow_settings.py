@@ -8,14 +8,14 @@ from experiments.workflow import Settings
 
 def test_defaults_are_the_default_profile():
     s = Settings.from_config({})
-    assert (s.batch_size, s.smoke, s.parse, s.keep_traces, s.profile_name) == (25, False, True, False, "default")
+    assert (s.batch_size, s.smoke, s.parse, s.keep_raw, s.profile_name) == (25, False, True, False, "default")
 
 
 @pytest.mark.parametrize("text,value", [("false", False), ("False", False), ("0", False), ("no", False),
                                         ("true", True), ("1", True), (True, True), (False, False)])  # fmt: skip
 def test_command_line_strings_are_read_as_flags(text, value):
-    s = Settings.from_config({"parse": text, "smoke": text, "keep_traces": text, "batch_size": "7"})
-    assert (s.parse, s.smoke, s.keep_traces, s.batch_size) == (value, value, value, 7)
+    s = Settings.from_config({"parse": text, "smoke": text, "keep_raw": text, "batch_size": "7"})
+    assert (s.parse, s.smoke, s.keep_raw, s.batch_size) == (value, value, value, 7)
 
 
 def test_a_flag_that_is_not_yes_or_no_is_an_error():

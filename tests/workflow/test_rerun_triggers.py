@@ -140,3 +140,18 @@ def test_renaming_the_paper_and_experiment_re_simulates_nothing(workspace):
     assert set(metrics["paper"]) == {"moved_sweep"} and set(metrics["experiment"]) == {"renamed"}
     original = pd.read_parquet(results / "trigger_sweep" / "flows" / "metrics.parquet")
     assert sorted(set(metrics["run_key"])) == sorted(set(original["run_key"]))
+
+
+def test_run_directories_keep_the_tables_not_the_raw_outputs(workspace):
+    """Raw outputs are deleted once parsed (the workflow's keep_raw is off by default); what names the run is not
+    in it."""
+    import parsers
+
+    _, results = workspace
+    runs = [d for d in (results / "runs").iterdir() if d.is_dir()]
+    assert len(runs) >= 4
+    for run in runs:
+        assert not [name for name in parsers.RAW_OUTPUTS if (run / name).exists()], run
+        assert (run / "tables" / "queue.parquet").is_file() and (run / "meta.json").is_file()
+        params = json.loads((run / "params.json").read_text())
+        assert params["schema"] == "ns2-repro/run-params/2" and not {"paper", "experiment", "labels"} & set(params)

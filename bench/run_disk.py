@@ -1,0 +1,164 @@
+"""Benchmark: bytes a run directory keeps, before and after the disk changes of issue 17, and what each profile needs.
+
+    .venv/bin/python bench/run_disk.py [--max-duration 100] [--markdown docs/PERFORMANCE.md]
+
+One run per experiment of every file in configs/ (its first matrix cell, first seed, at the
+experiment's duration, or `--max-duration` simulated seconds at most: then its bytes are
+extrapolated to the full duration along the line through runs of half and all of that length,
+and the table says so), run with our ns and parsed
+as the workflow does, raw outputs kept. Measured side by side on that one directory:
+
+- before: the raw outputs kept beside the tables (packets.tr only was deleted) and the
+  tables written with pyarrow's default snappy compression;
+- after: raw outputs deleted once parsed (`keep_raw: false`, parsers.RAW_OUTPUTS) and the
+  tables as parsers/tables.py writes them now (zstd, float columns byte-stream-split).
+
+Bytes per run times the runs of each profile (the workflow's own plan: default and paper)
+give each profile's disk need, per experiment and in all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(REPO))
+
+import pyarrow.parquet as pq  # noqa: E402
+from perfdoc import write_section  # noqa: E402
+
+import parsers  # noqa: E402
+from experiments import matrix, simulate  # noqa: E402
+from experiments import workflow as wf  # noqa: E402
+
+MARK_BEGIN, MARK_END = "<!-- run-disk:begin -->", "<!-- run-disk:end -->"
+TOOLS = simulate.Toolchain(ns=REPO / "build/ns2/ns", manifest=REPO / "build/ns2/manifest.json",
+                           driver=REPO / "tcl/driver.tcl")  # fmt: skip
+
+
+def tree_bytes(directory: Path) -> int:
+    return sum(p.stat().st_size for p in directory.rglob("*") if p.is_file())
+
+
+def snappy_bytes(tables: Path) -> int:
+    """The tables re-encoded as they were written before (pyarrow's defaults: snappy)."""
+    total = 0
+    for path in tables.glob("*.parquet"):
+        buffer = io.BytesIO()
+        pq.write_table(pq.read_table(path), buffer)
+        total += len(buffer.getvalue())
+    return total
+
+
+def measure_run(run: matrix.Run, scratch: Path) -> dict:
+    settings = wf.Settings.from_config({"keep_raw": True})
+    outcome = simulate.execute(run, "bench", scratch, TOOLS, wf.parse_into_tables(settings))
+    if outcome.status == "failed":
+        raise SystemExit(outcome.message)
+    directory = outcome.directory
+    raw = sum((directory / name).stat().st_size for name in parsers.RAW_OUTPUTS if (directory / name).is_file())
+    tables = tree_bytes(directory / "tables")
+    rest = tree_bytes(directory) - raw - tables
+    trace = directory / "packets.tr"
+    kept_before = raw - (trace.stat().st_size if trace.is_file() else 0)  # the trace was deleted before too
+    result = {"before": rest + kept_before + snappy_bytes(directory / "tables"), "after": rest + tables}
+    shutil.rmtree(directory)
+    return result
+
+
+def shortened(runs: matrix.Expansion, duration: float) -> matrix.Run:
+    """The experiment's first run, `duration` simulated seconds long."""
+    exp = {**runs.exp, "duration": duration}
+    doc = {**runs.doc, "experiments": {**runs.doc["experiments"], runs.experiment: exp}}
+    return matrix.Expansion(doc, runs.source, runs.experiment).runs(0, 1)[0]
+
+
+def extrapolate(durations: list[float], sizes: list[float], full: float) -> float:
+    """Bytes at the full duration: measured there, or the line through two shorter runs (a fixed part, such as
+    meta.json, plus a part that grows with simulated time)."""
+    if len(durations) == 1:
+        return sizes[0]
+    (d1, d2), (s1, s2) = durations, sizes
+    return s2 + (s2 - s1) / (d2 - d1) * (full - d2)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--max-duration", type=float, default=None, help="cap each run's simulated seconds")
+    parser.add_argument("--markdown", type=Path, help="write the results into this file's run-disk section")
+    args = parser.parse_args()
+    files = sorted(str(p) for p in (REPO / "configs").glob("*.yaml"))
+    plans = {name: wf.plan(wf.Settings.from_config({"experiment_files": files, "replications": reps}), TOOLS.ns)
+             for name, reps in (("default", "file"), ("paper", "paper"))}  # fmt: skip
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="run-disk-") as scratch:
+        for (paper, experiment, reading), runs in plans["default"].expansions.items():
+            if reading != wf.BASELINE:
+                continue
+            full = float(runs.exp["duration"])
+            durations = [full] if not args.max_duration or full <= args.max_duration else [
+                args.max_duration / 2, args.max_duration]  # fmt: skip
+            measured = [measure_run(shortened(runs, d), Path(scratch)) for d in durations]
+            counts = {f"runs_{name}": sum(len(r) for (p, e, _), r in plan.expansions.items()
+                                          if (p, e) == (paper, experiment))
+                      for name, plan in plans.items()}  # fmt: skip
+            row = {"paper": paper, "experiment": experiment, "duration": full, "measured_at": durations,
+                   **{side: extrapolate(durations, [m[side] for m in measured], full) for side in ("before", "after")},
+                   **counts}  # fmt: skip
+            rows.append(row)
+            print(f"{paper}/{experiment}: {row['before'] / 1e6:.2f} MB -> {row['after'] / 1e6:.2f} MB per run "
+                  f"(measured at {durations} s); runs: default {counts['runs_default']}, "
+                  f"paper {counts['runs_paper']}", flush=True)  # fmt: skip
+    section = markdown(rows, args)
+    print(section)
+    if args.markdown:
+        write_section(args.markdown, section, MARK_BEGIN, MARK_END)
+    return 0
+
+
+def markdown(rows: list[dict], args: argparse.Namespace) -> str:
+    cap = f" --max-duration {args.max_duration:g}" if args.max_duration else ""
+    lines = [
+        MARK_BEGIN,
+        "## Disk: bytes per run and per profile",
+        "",
+        f"Command: `.venv/bin/python bench/run_disk.py{cap} --markdown docs/PERFORMANCE.md`. One run per experiment "
+        "(first cell, first seed), measured twice on the same directory: *before*, raw monitor outputs kept beside "
+        "tables written with snappy; *after*, raw outputs deleted once parsed and tables in zstd with float columns "
+        "byte-stream-split. Runs per profile (default: the files' seeds; paper: the papers' own replication counts) "
+        "from the workflow's plan, the alternative readings' runs included whole: a reading shares the baseline's "
+        "run where it changes nothing, so the GB are an upper bound.",
+        "",
+        "| experiment | s | MB/run before | MB/run after | after/before | default runs | default GB | paper runs "
+        "| paper GB |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        at = r["measured_at"]
+        note = f" (from {at[0]:g} and {at[1]:g} s)" if len(at) > 1 else ""
+        lines.append(
+            f"| {r['paper']}/{r['experiment']} | {r['duration']:g}{note} | {r['before'] / 1e6:.2f} | "
+            f"{r['after'] / 1e6:.2f} | {r['after'] / r['before']:.2f} | {r['runs_default']:,} | "
+            f"{r['after'] * r['runs_default'] / 1e9:.2f} | {r['runs_paper']:,} | "
+            f"{r['after'] * r['runs_paper'] / 1e9:.2f} |"
+        )
+    total = {k: sum(r[k] * r["runs_default"] for r in rows) for k in ("before", "after")}
+    paper = sum(r["after"] * r["runs_paper"] for r in rows)
+    lines += [
+        "",
+        f"Default profile, all runs: {total['before'] / 1e9:.1f} GB before, **{total['after'] / 1e9:.1f} GB after** "
+        f"(ratio {total['after'] / total['before']:.2f}); paper profile: **{paper / 1e9:.1f} GB**. A run's bytes are "
+        "those of its experiment's first cell: cells with more flows or longer queues write more.",
+        MARK_END,
+    ]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,21 @@
+"""The sweep's progress and ETA appended to each run's progress line."""
+
+from pathlib import Path
+
+from experiments.simulate import Outcome
+from experiments.workflow import SweepProgress
+
+
+def outcome(status: str, seconds: float) -> Outcome:
+    return Outcome(run=None, key="k", directory=Path(), status=status, seconds=seconds)
+
+
+def test_cached_runs_count_as_done_and_the_eta_comes_from_the_runs_simulated():
+    progress = SweepProgress(total=10, cores=2)
+    assert progress(outcome("cached", 0.0)) == "sweep 1/10 runs"  # nothing simulated yet: no estimate
+    # then 2 simulated at 30 s on average, 7 left, 2 at a time: 105 s
+    assert progress(outcome("ran", 20.0)) == "sweep 2/10 runs, ETA 0:01:20 (if all left run)"  # 8 left x 20 s / 2 cores
+    assert progress(outcome("ran", 40.0)) == "sweep 3/10 runs, ETA 0:01:45 (if all left run)"
+    for _ in range(7):
+        last = progress(outcome("cached", 0.0))
+    assert last == "sweep 10/10 runs"
