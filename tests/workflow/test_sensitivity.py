@@ -111,13 +111,14 @@ def test_alternative_runs_are_ordinary_runs_beside_the_baseline(sensitivity_run)
     reading_runs = pd.read_parquet(base / "readings" / "buffer=6" / "runs.parquet")
     assert len(baseline_runs) == len(reading_runs) == 1
     assert set(baseline_runs["run_key"]).isdisjoint(reading_runs["run_key"])
-    # every run lives in the experiment's one runs/ folder, named by its key
+    # every run lives in the results' one runs/ folder, named by its key; its params name no reading
     for directory in [*baseline_runs["directory"], *reading_runs["directory"]]:
-        assert Path(directory).parent == base / "runs"
+        assert Path(directory).parent == sensitivity_run / "runs"
     assert reading_runs["reading"].tolist() == ["buffer=6"]
     params = pd.read_json(Path(reading_runs["directory"][0]) / "params.json", typ="series")
-    assert params["reading"] == {"buffer": "6"} and params["core_queue"]["knobs"]["limit_"] == 6
-    assert "reading" not in pd.read_json(Path(baseline_runs["directory"][0]) / "params.json", typ="series")
+    assert "reading" not in params and params["core_queue"]["knobs"]["limit_"] == 6
+    assert "limit_" not in pd.read_json(Path(baseline_runs["directory"][0]) / "params.json", typ="series")[
+        "core_queue"]["knobs"]  # fmt: skip
 
 
 def test_the_report_judges_one_verdict_per_claim_by_class(sensitivity_run):
