@@ -10,7 +10,8 @@ Standard library only, because it runs before the project's virtualenv exists.
 
 The binary is cached under $NS2REPRO_CACHE (default ~/.cache/ns2-repro)/ns2/<key>/,
 where <key> hashes everything that decides the binary's bytes: the tarball's sha256,
-each patch in series order, the configure arguments, the compiler flags, this
+each patch in series order, the configure arguments, the compiler and link flags,
+with PGO on its flags and every training file (ns2-patches/training/), this
 script, the compiler version and the Debian versions of the Tcl/OTcl/TclCL
 packages linked against. An unchanged key reuses the cached binary in seconds.
 See ns2-patches/README.md for why each step is the way it is.
@@ -38,7 +39,25 @@ TREE_NAME = "ns-2.35"  # top-level directory inside the tarball
 # -O0, so the optimisation flags are given here. USE_INTERP_RESULT re-enables
 # Tcl 8.6's deprecated interp->result that ns-2 still uses. -frecord-gcc-switches
 # stores these flags in the binary (.GCC.command.line), so a test can check them.
-CCOPT = "-O2 -Wall -Wno-write-strings -DUSE_INTERP_RESULT -frecord-gcc-switches"
+# Faster flag sets were measured (docs/PERFORMANCE.md, section ns2-speed: -O3, LTO, PGO)
+# and none earned its place: the ns binary's own code is about a tenth of the
+# instructions a papers' run executes (the rest is libtcl, libc, libm), so the
+# plain -O2 binary stays, byte for byte the one every run key names. Should a
+# -march with FMA (x86-64-v3 and up) ever be added, add -ffp-contract=off with it:
+# gcc contracts a*b+c into fused multiply-adds by default, which changes output bytes.
+OPT_FLAGS = "-O2"
+CCOPT = f"{OPT_FLAGS} -Wall -Wno-write-strings -DUSE_INTERP_RESULT -frecord-gcc-switches"
+# The link flags: configure's own (-Wl,-export-dynamic) plus any the optimisation needs
+# (e.g. -flto, which must be given to the link too).
+LDFLAGS = "-Wl,-export-dynamic"
+# Profile-guided optimisation (off: it measured within noise, see above). When on:
+# build instrumented (-fprofile-generate), run the training scenarios of
+# ns2-patches/training/ one after another (fixed inputs, ASLR off), then rebuild every
+# object with -fprofile-use; the key then includes the flags and every training file.
+PGO = False
+PGO_GENERATE = "-fprofile-generate -fprofile-update=single"
+PGO_USE = "-fprofile-use -Wno-missing-profile"
+TRAINING_DIR = HERE / "training"
 # --with-* point at a directory of symlinks into Debian's multiarch layout
 # (see make_prefix); Tk is not needed for simulation.
 CONFIGURE_ARGS = ["--with-tcl-ver=8.6", "--with-tk=no"]
@@ -125,10 +144,35 @@ def key_inputs(patch_dir: Path = HERE) -> dict:
         "patches": [[p.name, sha256_file(p)] for p in read_series(patch_dir)],
         "configure_args": CONFIGURE_ARGS,
         "ccopt": CCOPT,
+        "ldflags": LDFLAGS,
+        "pgo": pgo_inputs(),
         "make_target": MAKE_TARGET,
         "build_script_sha256": sha256_file(Path(__file__).resolve()),
         "compiler": compiler_version(),
         "packages": package_versions(),
+    }
+
+
+def training_files(training_dir: Path | None = None) -> list[Path]:
+    """Every file the PGO training reads (driver snapshot and scenarios), sorted."""
+    root = training_dir or TRAINING_DIR
+    return sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".tcl", ".json"))
+
+
+def training_scenarios(training_dir: Path | None = None) -> list[Path]:
+    """The training runs: scenarios/<name>/params.json, in name order."""
+    root = training_dir or TRAINING_DIR
+    return sorted((root / "scenarios").glob("*/params.json"))
+
+
+def pgo_inputs() -> dict | None:
+    """What the profile (hence the binary) depends on: the flags and every training file."""
+    if not PGO:
+        return None
+    return {
+        "generate": PGO_GENERATE,
+        "use": PGO_USE,
+        "training": [[str(p.relative_to(TRAINING_DIR)), sha256_file(p)] for p in training_files()],
     }
 
 
@@ -268,9 +312,11 @@ def run_logged(cmd: list[str], cwd: Path, log, what: str) -> None:
         raise BuildError(f"{what} failed (exit {result.returncode}): {' '.join(cmd)}")
 
 
-def run_make(tree: Path, jobs: int, log) -> None:
-    """make ns, printing progress as objects compile."""
-    cmd = ["make", f"-j{jobs}", MAKE_TARGET, f"CCOPT={CCOPT}"]
+def run_make(tree: Path, jobs: int, log, ccopt: str | None = None, ldflags: str | None = None) -> None:
+    """make ns with CCOPT and LDFLAGS (the module's unless given), printing progress as objects compile."""
+    ccopt = CCOPT if ccopt is None else ccopt
+    ldflags = LDFLAGS if ldflags is None else ldflags
+    cmd = ["make", f"-j{jobs}", MAKE_TARGET, f"CCOPT={ccopt}", f"LDFLAGS={ldflags}"]
     dry = subprocess.run(["make", "-n", *cmd[2:]], cwd=tree, capture_output=True, text=True)
     total = sum(1 for line in dry.stdout.splitlines() if " -c " in line) or 1
     log.write(f"\n$ {' '.join(cmd)}\n")
@@ -289,10 +335,60 @@ def run_make(tree: Path, jobs: int, log) -> None:
 
 
 def check_optimised(binary: Path) -> None:
-    """The flags recorded by -frecord-gcc-switches must include CCOPT's -O2."""
+    """The flags recorded by -frecord-gcc-switches must include CCOPT's optimisation level."""
     recorded = run_text(["readelf", "-p", ".GCC.command.line", str(binary)])
-    if "-O2" not in recorded:
-        raise BuildError(f"{binary} was not compiled with -O2 (readelf -p .GCC.command.line)")
+    if "-flto" in LDFLAGS:  # link-time code: the section holds the LTO link's options only
+        recorded = recorded if "-fltrans" in recorded else ""
+    if OPT_FLAGS.split()[0] not in recorded:
+        raise BuildError(f"{binary} was not compiled with {OPT_FLAGS} (readelf -p .GCC.command.line)")
+    if PGO and "-fprofile-use" not in recorded:
+        raise BuildError(f"{binary} was not compiled with -fprofile-use (readelf -p .GCC.command.line)")
+
+
+def train(tree: Path, work: Path, log) -> None:
+    """Run the instrumented ns on every training scenario, one at a time, ASLR off.
+
+    Each run writes its branch counts into the .gcda files beside the objects;
+    runs in sequence merge deterministically. The driver is the snapshot in
+    training/tcl, so an edit of the project's tcl/ does not rebuild ns.
+    """
+    scenarios = training_scenarios()
+    if not scenarios:
+        raise BuildError(f"no training scenarios in {TRAINING_DIR / 'scenarios'}")
+    driver = TRAINING_DIR / "tcl" / "driver.tcl"
+    env = {**os.environ, "LC_ALL": "C", "TZ": "UTC"}
+    for params in scenarios:
+        name = params.parent.name
+        run_dir = work / "training-runs" / name
+        run_dir.mkdir(parents=True)
+        shutil.copyfile(params, run_dir / "params.json")
+        say(f"training run {name}")
+        cmd = ["setarch", os.uname().machine, "-R", str(tree / MAKE_TARGET), str(driver), str(run_dir)]
+        log.write(f"\n$ {' '.join(cmd)}\n")
+        log.flush()
+        result = subprocess.run(cmd, cwd=run_dir, stdout=log, stderr=subprocess.STDOUT, env=env)
+        if result.returncode != 0:
+            raise BuildError(f"training run {name} failed (exit {result.returncode}): {' '.join(cmd)}")
+        shutil.rmtree(run_dir)
+    if not any(tree.rglob("*.gcda")):
+        raise BuildError("the training runs wrote no profile (.gcda) files")
+
+
+def build_objects(tree: Path, work: Path, jobs: int, log) -> None:
+    """make ns with the final flags: directly, or instrumented + training + -fprofile-use."""
+    if not PGO:
+        say(f"make -j{jobs} {MAKE_TARGET} (a cold build takes a few minutes)")
+        run_make(tree, jobs, log)
+        return
+    say(f"make -j{jobs} {MAKE_TARGET}, instrumented for profiling (PGO step 1 of 3)")
+    run_make(tree, jobs, log, f"{CCOPT} {PGO_GENERATE}", f"{LDFLAGS} {PGO_GENERATE}")
+    say("training runs (PGO step 2 of 3)")
+    train(tree, work, log)
+    for obj in tree.rglob("*.o"):
+        obj.unlink()
+    (tree / MAKE_TARGET).unlink()
+    say(f"make -j{jobs} {MAKE_TARGET} with the profile (PGO step 3 of 3)")
+    run_make(tree, jobs, log, f"{CCOPT} {PGO_USE}", f"{LDFLAGS} {PGO_USE}")
 
 
 def build(key: str, inputs: dict, jobs: int) -> Path:
@@ -320,8 +416,7 @@ def build(key: str, inputs: dict, jobs: int) -> Path:
             with_dirs = [f"--with-{p}={prefix}" for p in ("tcl", "otcl", "tclcl")]
             say("configure")
             run_logged(["./configure", *with_dirs, *CONFIGURE_ARGS], tree, log, "configure")
-            say(f"make -j{jobs} {MAKE_TARGET} (a cold build takes a few minutes)")
-            run_make(tree, jobs, log)
+            build_objects(tree, work, jobs, log)
         binary = tree / MAKE_TARGET
         check_optimised(binary)
         staged = cache_root() / "ns2" / f"{key}.partial"
@@ -358,6 +453,8 @@ def write_manifest(entry: Path, key: str, inputs: dict) -> None:
         "compiler": inputs["compiler"],
         "flags": {
             "CCOPT": inputs["ccopt"],
+            "LDFLAGS": inputs["ldflags"],
+            "pgo": inputs["pgo"],
             "configure": inputs["configure_args"],
             "make_target": inputs["make_target"],
         },

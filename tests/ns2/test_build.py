@@ -79,7 +79,7 @@ def test_binary_was_optimised(ns_binary):
     recorded = subprocess.run(
         ["readelf", "-p", ".GCC.command.line", str(ns_binary)], capture_output=True, text=True, check=True
     ).stdout
-    assert " -O2 " in recorded and " -O0" not in recorded
+    assert f" {ns2_build.OPT_FLAGS.split()[0]} " in recorded and " -O0" not in recorded
 
 
 def test_binary_runs_a_simulation(ns_binary, tmp_path):
@@ -87,3 +87,56 @@ def test_binary_runs_a_simulation(ns_binary, tmp_path):
     script.write_text('set ns [new Simulator]\n$ns at 1.5 {puts "t=[$ns now]"; exit 0}\n$ns run\n')
     out = subprocess.run([str(ns_binary), str(script)], capture_output=True, text=True, check=True)
     assert out.stdout == "t=1.5\n"
+
+
+def test_key_moves_with_link_flags_and_pgo(monkeypatch):
+    before = ns2_build.cache_key(ns2_build.key_inputs())
+    monkeypatch.setattr(ns2_build, "LDFLAGS", ns2_build.LDFLAGS + " -flto")
+    assert ns2_build.cache_key(ns2_build.key_inputs()) != before
+    monkeypatch.undo()
+    monkeypatch.setattr(ns2_build, "PGO", not ns2_build.PGO)
+    assert ns2_build.cache_key(ns2_build.key_inputs()) != before
+
+
+def test_key_moves_with_any_training_byte(tmp_path, monkeypatch):
+    """The profile, hence the binary, depends on the training driver and scenarios."""
+    monkeypatch.setattr(ns2_build, "PGO", True)
+    (tmp_path / "tcl").mkdir()
+    (tmp_path / "tcl" / "driver.tcl").write_text("# driver\n")
+    (tmp_path / "scenarios" / "a").mkdir(parents=True)
+    (tmp_path / "scenarios" / "a" / "params.json").write_text("{}\n")
+    monkeypatch.setattr(ns2_build, "TRAINING_DIR", tmp_path)
+    before = ns2_build.cache_key(ns2_build.key_inputs())
+    (tmp_path / "scenarios" / "a" / "params.json").write_text("{} \n")
+    assert ns2_build.cache_key(ns2_build.key_inputs()) != before
+    after_params = ns2_build.cache_key(ns2_build.key_inputs())
+    (tmp_path / "tcl" / "driver.tcl").write_text("# driver 2\n")
+    assert ns2_build.cache_key(ns2_build.key_inputs()) != after_params
+
+
+def test_training_scenarios_are_checked_in():
+    scenarios = ns2_build.training_scenarios()
+    assert scenarios, "PGO needs training scenarios under ns2-patches/training/scenarios"
+    assert (ns2_build.TRAINING_DIR / "tcl" / "driver.tcl").is_file()
+    for params in scenarios:
+        assert json.loads(params.read_text())["schema"] == "ns2-repro/run-params/1", params
+
+
+def test_flags_keep_floating_point_as_written():
+    """No FMA contraction, no fast-math, no -march=native: output bytes must not depend on the CPU."""
+    flags = f"{ns2_build.CCOPT} {ns2_build.LDFLAGS}"
+    if "-march" in flags:  # x86-64-v3 and up have FMA, which gcc contracts a*b+c into by default
+        assert "-ffp-contract=off" in flags
+    for bad in ("-ffast-math", "-Ofast", "-march=native", "-mtune=native", "-funsafe-math"):
+        assert bad not in flags
+
+
+def test_manifest_records_link_flags_and_pgo(ns_binary):
+    flags = json.loads((ns_binary.parent / "manifest.json").read_text())["flags"]
+    assert flags["LDFLAGS"] == ns2_build.LDFLAGS
+    assert flags["pgo"] == ns2_build.pgo_inputs()
+    recorded = subprocess.run(
+        ["readelf", "-p", ".GCC.command.line", str(ns_binary)], capture_output=True, text=True, check=True
+    ).stdout
+    assert ("-fprofile-use" in recorded) == ns2_build.PGO
+    assert "-fprofile-generate" not in recorded, "an instrumented object was linked into the final binary"

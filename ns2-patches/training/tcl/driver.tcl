@@ -1,0 +1,106 @@
+# The one ns-2 driver of ns2-repro (DESIGN.md §1):
+#
+#     build/ns2/ns tcl/driver.tcl <run dir>
+#
+# reads <run dir>/params.json and writes meta.json, packets.tr (unless
+# monitors.packet_trace is false), queue_monitor.tsv and, when the run has TCP
+# flows, flows.tsv, with http flows objects.tsv, and with monitors.core_log
+# core_bins.tsv, core_drops.tsv and core_delays.tsv into <run dir>. A bad parameter gives one line on stderr
+# and exit status 3, before any output file exists.
+
+set lib [file join [file dirname [file normalize [info script]]] lib]
+foreach part {params queues topology traffic http monitors meta} {
+    source [file join $lib $part.tcl]
+}
+
+namespace eval repro {
+    variable OUTPUTS {meta.json packets.tr queue_monitor.tsv flows.tsv objects.tsv
+                      core_bins.tsv core_drops.tsv core_delays.tsv}
+}
+
+proc repro::main {run_dir} {
+    set params [load_params [file join $run_dir params.json]]
+    check_fields $params "" {schema seed duration topology core_queue flows monitors} \
+        {paper experiment labels reading core_reverse_queue}
+    if {[dict get $params schema] ne "ns2-repro/run-params/1"} {
+        fail schema "unsupported schema \"[dict get $params schema]\"" ns2-repro/run-params/1
+    }
+    set seed [need_number $params "" seed ">= 1" 1]
+    set duration [need_number $params "" duration "> 0"]
+    set monitors [need_object $params "" monitors queue_sample_interval {packet_trace core_log}]
+    set interval [need_number $monitors monitors queue_sample_interval "> 0"]
+    set core_log ""
+    if {[dict exists $monitors core_log]} {
+        set core_log [need_object $monitors monitors core_log interval]
+        need_number $core_log monitors.core_log interval "> 0"
+    }
+    set packet_trace 1
+    if {[dict exists $monitors packet_trace]} {
+        set packet_trace [dict get $monitors packet_trace]
+        if {$packet_trace ni {true false}} {
+            fail monitors.packet_trace "bad value \"$packet_trace\"" "true, false"
+        }
+        set packet_trace [expr {$packet_trace eq "true"}]
+    }
+
+    set ns [new Simulator]
+    # Pareto sources, RED and PI draw from the default RNG.
+    $::defaultRNG seed $seed
+    build_core $ns $params
+    build_flows $ns $params $duration
+
+    # Every parameter has been applied: only now do output files appear.
+    set trace ""
+    if {$packet_trace} {
+        set trace [open [file join $run_dir packets.tr] w]
+    }
+    set tsv [open [file join $run_dir queue_monitor.tsv] w]
+    set flows_tsv ""
+    if {[llength [tcp_flows]]} {
+        set flows_tsv [open [file join $run_dir flows.tsv] w]
+    }
+    set objects ""
+    if {[llength [http_flows]]} {
+        set objects [open [file join $run_dir objects.tsv] w]
+        start_objects $objects
+    }
+    install_monitors $ns $trace
+    if {$core_log ne ""} {
+        install_core_log $ns $run_dir [dict get $core_log interval]
+    }
+    # meta.json at time 0, after ns-2's reset: values derived there (RED's
+    # thresh_queue_, cur_max_p_) are the ones in force.
+    $ns at 0.0 [list repro::write_meta [file join $run_dir meta.json]]
+    start_flows $ns
+    # The last sample halts the run at duration.
+    start_samples $ns $tsv $flows_tsv $interval $duration
+    $ns run
+    foreach channel [list $trace $tsv $flows_tsv $objects {*}[core_log_channels]] {
+        if {$channel ne ""} {
+            close $channel
+        }
+    }
+}
+
+proc repro::remove_outputs {run_dir} {
+    variable OUTPUTS
+    foreach name $OUTPUTS {
+        file delete [file join $run_dir $name]
+    }
+}
+
+if {$argc != 1} {
+    puts stderr "usage: ns [info script] <run dir>"
+    exit 2
+}
+set run_dir [lindex $argv 0]
+if {[catch {repro::main $run_dir} msg opts]} {
+    repro::remove_outputs $run_dir
+    if {[dict get $opts -errorcode] eq "NS2REPRO"} {
+        puts stderr $msg
+        exit 3
+    }
+    puts stderr "ns2-repro: internal error: [dict get $opts -errorinfo]"
+    exit 1
+}
+exit 0

@@ -1,0 +1,148 @@
+# Outputs of the simulation: packets.tr (DESIGN.md §4) through trace-queue on
+# every recorded link (unless monitors.packet_trace is false), queue_monitor.tsv
+# (§5) sampled from a QueueMonitor on every core link, flows.tsv: each TCP
+# flow's sender state at the same ticks, and with monitors.core_log the files
+# of §5.4 from three HintMonitors (ns2-patches/0007) on the first core link.
+
+namespace eval repro {
+    variable monitors {}   ;# {link name, QueueMonitor} pairs, core0 first
+    variable FLOW_COLUMNS {time fid delivered_bytes cwnd ssthresh retransmits}
+    variable core_log {}   ;# event -> HintMonitor on core0 (arrival, departure, drop)
+    variable core_log_files {}   ;# name -> channel of the core_log files
+}
+
+# trace: the channel of packets.tr, or "" for no packet trace.
+proc repro::install_monitors {ns trace} {
+    variable links
+    variable monitors
+    foreach link $links {
+        set from [dict get $link from]
+        set to [dict get $link to]
+        if {$trace ne ""} {
+            $ns trace-queue $from $to $trace
+        }
+        if {[dict get $link monitored]} {
+            lappend monitors [list [dict get $link name] [$ns monitor-queue $from $to ""]]
+        }
+    }
+}
+
+# One sample every `interval` seconds from 0 to duration inclusive, each
+# sample scheduling the next; the last one schedules the end of the run at
+# duration, after itself (ns-2 runs events of equal time in the order they
+# were scheduled). Times are i * interval rounded to the nanosecond, so that
+# 700 * 0.1 is 70, not 70.00000000000001.
+# flows_tsv: the channel of flows.tsv, or "" when the run has no TCP flows.
+proc repro::start_samples {ns tsv flows_tsv interval duration} {
+    variable FLOW_COLUMNS
+    puts $tsv [join {time link size_bytes size_packets arrivals_packets arrivals_bytes
+                     departures_packets departures_bytes drops_packets drops_bytes} "\t"]
+    if {$flows_tsv ne ""} {
+        puts $flows_tsv [join $FLOW_COLUMNS "\t"]
+    }
+    $ns at 0.0 [list repro::sample $ns $tsv $flows_tsv $interval $duration 0]
+}
+
+proc repro::tcp_flows {} {
+    variable flows
+    set result {}
+    foreach flow $flows {
+        if {[dict get $flow kind] eq "ftp"} {
+            lappend result $flow
+        }
+    }
+    return $result
+}
+
+proc repro::sample {ns tsv flows_tsv interval duration i} {
+    variable monitors
+    set now [format %.6f [$ns now]]
+    if {$flows_tsv ne ""} {
+        # ack_ is the highest in-order packet the receiver acknowledged (-1: none).
+        foreach flow [tcp_flows] {
+            set tcp [dict get $flow agent]
+            set delivered [expr {([$tcp set ack_] + 1) * [$tcp set packetSize_]}]
+            puts $flows_tsv [join [list $now [dict get $flow fid] $delivered [$tcp set cwnd_] \
+                                       [$tcp set ssthresh_] [$tcp set nrexmitpack_]] "\t"]
+        }
+    }
+    foreach pair $monitors {
+        lassign $pair name qmon
+        set row [list $now $name]
+        foreach counter {size_ pkts_ parrivals_ barrivals_ pdepartures_ bdepartures_ pdrops_ bdrops_} {
+            lappend row [$qmon set $counter]
+        }
+        puts $tsv [join $row "\t"]
+    }
+    incr i
+    set next [expr {round($i * $interval * 1e9) / 1e9}]
+    if {$next <= $duration} {
+        $ns at $next [list repro::sample $ns $tsv $flows_tsv $interval $duration $i]
+    } else {
+        $ns at $duration [list repro::end_run $ns]
+    }
+}
+
+# core_log (DESIGN.md §5.4): HintMonitors on the first core link counting the
+# packets of each flow per `interval` seconds as they arrive at its queue
+# (after the link's head), leave the link at its far end (after its delay
+# element) and are dropped (in its drop chain, after drophead_); drops and,
+# for the first flow of each flow group, departures are also logged per packet.
+proc repro::install_core_log {ns run_dir interval} {
+    variable core
+    variable core_log
+    variable core_log_files
+    set link [$ns link [lindex $core 0] [lindex $core 1]]
+    foreach name {core_bins core_drops core_delays} {
+        dict set core_log_files $name [open [file join $run_dir $name.tsv] w]
+    }
+    foreach event {arrival departure drop} {
+        set m [new HintMonitor]
+        $m set interval_ $interval
+        dict set core_log $event $m
+    }
+    puts [dict get $core_log_files core_bins] [join {bin event fid packets bytes hint_sum hinted} "\t"]
+    puts [dict get $core_log_files core_drops] [join {time fid seqno size hint qlen} "\t"]
+    puts [dict get $core_log_files core_delays] [join {time fid seqno delay} "\t"]
+
+    $link add-to-head [dict get $core_log arrival]
+    set departures [dict get $core_log departure]
+    set delay [$link link]
+    $departures target [$delay target]
+    $delay target $departures
+    $departures log-delays [dict get $core_log_files core_delays] [first_flow_of_each_group]
+    set drops [dict get $core_log drop]
+    set drophead [$link set drophead_]
+    $drops target [$drophead target]
+    $drophead target $drops
+    $drops queue [$link queue]
+    $drops log-drops [dict get $core_log_files core_drops]
+}
+
+proc repro::first_flow_of_each_group {} {
+    variable flows
+    set first {}
+    foreach flow $flows {
+        if {![dict exists $first [dict get $flow group]]} {
+            dict set first [dict get $flow group] [dict get $flow fid]
+        }
+    }
+    return [dict values $first]
+}
+
+proc repro::core_log_channels {} {
+    variable core_log_files
+    return [dict values $core_log_files]
+}
+
+# The end of the run: objects still in progress are written, the core_log's
+# bins dumped, then ns-2 halts.
+proc repro::end_run {ns} {
+    variable core_log
+    variable core_log_files
+    finish_objects
+    dict for {event monitor} $core_log {
+        $monitor dump [dict get $core_log_files core_bins] $event
+    }
+    $ns halt
+}
