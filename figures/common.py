@@ -84,14 +84,17 @@ class ExperimentData:
     def run_table(self, kind: str, columns: Sequence[str]) -> pd.DataFrame:
         """One parquet table kind (parsers/tables.py) of every run, concatenated: the context columns
         (axes, seed), the requested columns and `group`, the flow group of the row's fid in that run's
-        params.json. For distributions pooled over runs (CDFs), which the per-run metrics cannot give."""
-        runs = pd.read_parquet(self.directory / "runs.parquet", columns=["directory"])
+        params.json. For distributions pooled over runs (CDFs), which the per-run metrics cannot give. A run's
+        own tables name no axis (a run directory is shared by every name that asks for its key): the axes' labels
+        come from runs.parquet."""
+        runs = pd.read_parquet(self.directory / "runs.parquet", columns=[*self.axes, "seed", "directory"])
         parts = []
-        for directory in runs["directory"]:
-            path = Path(directory) / "tables" / f"{kind}.parquet"
-            table = pd.read_parquet(path, columns=[*self.axes, "seed", *columns])
-            flows = json.loads((Path(directory) / "params.json").read_text())["flows"]
-            parts.append(table.assign(group=table["fid"].map({f["fid"]: f["group"] for f in flows})))
+        for run in runs.itertuples(index=False):
+            directory = Path(run.directory)
+            table = pd.read_parquet(directory / "tables" / f"{kind}.parquet", columns=list(columns))
+            flows = json.loads((directory / "params.json").read_text())["flows"]
+            names = {axis: getattr(run, axis) for axis in [*self.axes, "seed"]}
+            parts.append(table.assign(**names, group=table["fid"].map({f["fid"]: f["group"] for f in flows})))
         if not parts:
             raise ValueError(f"{self.directory}: no runs")
         return pd.concat(parts, ignore_index=True)

@@ -282,7 +282,8 @@ def test_queue_over_time_draws_the_lowest_seed(data, tmp_path, drawn):
 
 def write_runs(directory: Path) -> ExperimentData:
     """Run tables on disk for the distributions: per queue and seed, objects (fid 2, http) and core_drops
-    (fid 1 ftp, fid 2 http); runs.parquet names the run directories."""
+    (fid 1 ftp, fid 2 http), carrying seed and run_key only, as the pipeline writes them; runs.parquet names the
+    run directories and their axes' labels."""
     runs = []
     for q, queue in enumerate(QUEUES[:3]):  # no DropTail runs in the run tables
         for seed in SEEDS:
@@ -290,7 +291,7 @@ def write_runs(directory: Path) -> ExperimentData:
             (run / "tables").mkdir(parents=True)
             flows = [{"fid": 1, "group": "ftp"}, {"fid": 2, "group": "http"}]
             (run / "params.json").write_text(json.dumps({"flows": flows}))
-            ctx = {"queue": queue, "seed": seed}
+            ctx = {"seed": seed, "run_key": f"{queue}-{seed}"}
             objects = pd.DataFrame([
                 {**ctx, "fid": 2, "object": 1, "start": 1.0, "end": 1.0 + 0.1 * (q + 1) * seed, "bytes": 100,
                  "delivered": 1.0 + 0.1 * (q + 1) * seed - 0.05},
@@ -303,7 +304,7 @@ def write_runs(directory: Path) -> ExperimentData:
                 {**ctx, "fid": 2, "hint": -1.0, "qlen": 0},  # an ACK: no hint
             ])  # fmt: skip
             drops.to_parquet(run / "tables" / "core_drops.parquet", index=False)
-            runs.append({**ctx, "run_key": f"{queue}-{seed}", "directory": str(run)})
+            runs.append({"queue": queue, **ctx, "directory": str(run)})
     pd.DataFrame(runs).to_parquet(directory / "runs.parquet", index=False)
     data = standard()
     data.directory = directory
