@@ -7,8 +7,8 @@ Workloads: a few of ns-2's own validation-suite tests, the four byte-identity sc
 of the test suite, one longer run (bench/workloads/long_dumbbell.tcl, ~190 MB of
 trace), and the papers' own runs: one run directory's params.json per paper
 (bench/workloads/runs/<name>/params.json), run as the workflow runs it,
-`ns driver.tcl <run dir>`, in a fresh directory each time; the driver is the snapshot of
-tcl/ in ns2-patches/training/tcl, whose params schema the checked-in files follow. Each round runs every
+`ns tcl/driver.tcl <run dir>`, in a fresh directory each time (the checked-in files follow the
+driver's params schema). Each round runs every
 workload once on each binary, alternating the order of the binaries, so drift in
 machine load hits all alike. The figure of merit is the ratio of medians, ours /
 Debian's, of the child's CPU time (user + sys, from wait4); wall time is reported
@@ -60,9 +60,8 @@ SCRIPTS = sorted((REPO / "tests" / "ns2" / "scripts").glob("*.tcl")) + [
 ]
 # The papers' own runs: params.json of one run directory per paper, run by the driver.
 PAPER_RUNS = sorted((REPO / "bench" / "workloads" / "runs").glob("*/params.json"))
-# The driver snapshot the PGO training runs (ns2-patches/training/tcl: the project's tcl/ at
-# the time the workloads were taken), so the params.json files keep its schema while tcl/ moves on.
-DRIVER = REPO / "ns2-patches" / "training" / "tcl" / "driver.tcl"
+# The project's driver (the params.json files follow its schema).
+DRIVER = REPO / "tcl" / "driver.tcl"
 MARK_BEGIN, MARK_END = "<!-- ns2-speed:begin -->", "<!-- ns2-speed:end -->"
 
 
@@ -247,7 +246,7 @@ NOTES: list[str] = [
     "",
     "The kept build is byte for byte the binary every run key names (sha256 `249ff822d985…`); two cold "
     "builds in two cache directories gave that same sha256. PGO, had it been kept, puts its flags and "
-    "every training file (ns2-patches/training/: a snapshot of tcl/ and five scenarios) in the key.",
+    "every training file (ns2-patches/training/: five scenarios, and the project's tcl/ that runs them) in the key.",
 ]
 
 
@@ -265,8 +264,7 @@ def markdown(samples, binaries: dict[str, Path], repeats: int, ref_version: str,
         f"Debian's: `ns2` {ref_version}" + ("; O2: our build at the plain -O2 flags, no PGO)." if baseline else ")."),
         f"Paired runs, {repeats} rounds, alternating the order of the binaries; medians of child CPU time",
         "(user + sys) and wall time in seconds. Ratio = ours / Debian's (or / O2's) CPU time; below 1 is faster.",
-        "`run:*` are the papers' own runs (bench/workloads/runs/*/params.json through the driver snapshot",
-        "ns2-patches/training/tcl/driver.tcl); a",
+        "`run:*` are the papers' own runs (bench/workloads/runs/*/params.json through tcl/driver.tcl); a",
         "dash where Debian's ns cannot run them (they use our patches' classes).",
         "",
     ]

@@ -58,6 +58,8 @@ PGO = False
 PGO_GENERATE = "-fprofile-generate -fprofile-update=single"
 PGO_USE = "-fprofile-use -Wno-missing-profile"
 TRAINING_DIR = HERE / "training"
+# The training runs go through the project's own driver: with PGO on, an edit of tcl/ changes the key.
+TCL_DIR = HERE.parent / "tcl"
 # --with-* point at a directory of symlinks into Debian's multiarch layout
 # (see make_prefix); Tk is not needed for simulation.
 CONFIGURE_ARGS = ["--with-tcl-ver=8.6", "--with-tk=no"]
@@ -153,10 +155,12 @@ def key_inputs(patch_dir: Path = HERE) -> dict:
     }
 
 
-def training_files(training_dir: Path | None = None) -> list[Path]:
-    """Every file the PGO training reads (driver snapshot and scenarios), sorted."""
-    root = training_dir or TRAINING_DIR
-    return sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".tcl", ".json"))
+def training_files() -> dict[str, Path]:
+    """Every file the PGO training reads, by a name for the key: the scenarios (training/...) and the project's
+    Tcl driver and library (tcl/...)."""
+    files = {f"training/{p.relative_to(TRAINING_DIR)}": p for p in TRAINING_DIR.rglob("*.json")}
+    files |= {f"tcl/{p.relative_to(TCL_DIR)}": p for p in TCL_DIR.rglob("*.tcl")}
+    return dict(sorted(files.items()))
 
 
 def training_scenarios(training_dir: Path | None = None) -> list[Path]:
@@ -172,7 +176,7 @@ def pgo_inputs() -> dict | None:
     return {
         "generate": PGO_GENERATE,
         "use": PGO_USE,
-        "training": [[str(p.relative_to(TRAINING_DIR)), sha256_file(p)] for p in training_files()],
+        "training": [[name, sha256_file(path)] for name, path in training_files().items()],
     }
 
 
@@ -349,13 +353,13 @@ def train(tree: Path, work: Path, log) -> None:
     """Run the instrumented ns on every training scenario, one at a time, ASLR off.
 
     Each run writes its branch counts into the .gcda files beside the objects;
-    runs in sequence merge deterministically. The driver is the snapshot in
-    training/tcl, so an edit of the project's tcl/ does not rebuild ns.
+    runs in sequence merge deterministically. The driver is the project's own
+    tcl/driver.tcl (with PGO on, the image's ns-2 layer must then see tcl/ too).
     """
     scenarios = training_scenarios()
     if not scenarios:
         raise BuildError(f"no training scenarios in {TRAINING_DIR / 'scenarios'}")
-    driver = TRAINING_DIR / "tcl" / "driver.tcl"
+    driver = TCL_DIR / "driver.tcl"
     env = {**os.environ, "LC_ALL": "C", "TZ": "UTC"}
     for params in scenarios:
         name = params.parent.name

@@ -99,13 +99,14 @@ def test_key_moves_with_link_flags_and_pgo(monkeypatch):
 
 
 def test_key_moves_with_any_training_byte(tmp_path, monkeypatch):
-    """The profile, hence the binary, depends on the training driver and scenarios."""
+    """The profile, hence the binary, depends on the training scenarios and the project's Tcl driver."""
     monkeypatch.setattr(ns2_build, "PGO", True)
     (tmp_path / "tcl").mkdir()
     (tmp_path / "tcl" / "driver.tcl").write_text("# driver\n")
     (tmp_path / "scenarios" / "a").mkdir(parents=True)
     (tmp_path / "scenarios" / "a" / "params.json").write_text("{}\n")
     monkeypatch.setattr(ns2_build, "TRAINING_DIR", tmp_path)
+    monkeypatch.setattr(ns2_build, "TCL_DIR", tmp_path / "tcl")
     before = ns2_build.cache_key(ns2_build.key_inputs())
     (tmp_path / "scenarios" / "a" / "params.json").write_text("{} \n")
     assert ns2_build.cache_key(ns2_build.key_inputs()) != before
@@ -117,9 +118,9 @@ def test_key_moves_with_any_training_byte(tmp_path, monkeypatch):
 def test_training_scenarios_are_checked_in():
     scenarios = ns2_build.training_scenarios()
     assert scenarios, "PGO needs training scenarios under ns2-patches/training/scenarios"
-    assert (ns2_build.TRAINING_DIR / "tcl" / "driver.tcl").is_file()
-    for params in scenarios:
-        assert json.loads(params.read_text())["schema"] == "ns2-repro/run-params/1", params
+    assert (ns2_build.TCL_DIR / "driver.tcl").is_file()
+    for params in scenarios:  # the schema the project's driver reads
+        assert json.loads(params.read_text())["schema"] == "ns2-repro/run-params/2", params
 
 
 def test_flags_keep_floating_point_as_written():
