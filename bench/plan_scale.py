@@ -100,6 +100,7 @@ def main() -> int:
     parser.add_argument("--markdown", type=Path, help="write the results into this file's plan-scale section")
     args = parser.parse_args()
     sizes = [int(n) for n in args.sizes.split(",")]
+    args.load = os.getloadavg()[0]  # wall times mean little on a loaded machine: say how loaded it was
     rows = []
     with tempfile.TemporaryDirectory(prefix="plan-scale-") as scratch:
         for n in sizes:
@@ -124,7 +125,8 @@ def markdown(rows: list[dict], args: argparse.Namespace) -> str:
         "## Planning a big matrix",
         "",
         f"Command: `.venv/bin/python bench/plan_scale.py --sizes {args.sizes} --seeds {args.seeds} "
-        "--markdown docs/PERFORMANCE.md`. The README's sweep shape: 3 queues x N flow counts (levels 1..N) x "
+        f"--markdown docs/PERFORMANCE.md` (1-minute load average {args.load:.1f} on {os.cpu_count()} cores when it "
+        "started). The README's sweep shape: 3 queues x N flow counts (levels 1..N) x "
         f"{args.seeds} seeds; each figure one fresh child process (wall time, peak RSS from wait4). Ratios are to "
         "the smallest file, measured in the same run: linear growth keeps the CPU and memory ratios at or below "
         "the run-count ratio (CPU time, user + sys, is the figure that does not depend on the machine's load).",
