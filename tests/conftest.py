@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -19,8 +20,12 @@ import ns2_build  # noqa: E402
 
 @pytest.fixture(scope="session")
 def ns_binary() -> Path:
-    """Our patched ns, as installed by `make ns2` (which `make test` runs first)."""
-    path = REPO / "build" / "ns2" / "ns"
+    """Our patched ns, as installed by `make ns2` (which `make test` runs first).
+
+    NS2REPRO_NS_BINARY points the ns-2 tests at another build, e.g. a deliberately broken
+    one, to see them fail (docs/VALIDATION.md).
+    """
+    path = Path(os.environ.get("NS2REPRO_NS_BINARY", REPO / "build" / "ns2" / "ns"))
     if not path.is_file():
         pytest.fail(f"{path} is missing: build it with `make ns2` (or run the tests with `make test`)")
     return path

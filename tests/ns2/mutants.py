@@ -1,0 +1,137 @@
+"""Deliberately broken builds: each must make the tests of its patch fail.
+
+    .venv/bin/python tests/ns2/mutants.py [--work DIR] [--markdown docs/VALIDATION.md]
+
+A test that passes on a broken binary proves nothing. This builds our ns-2 once in a
+work tree (the pinned tarball plus ns2-patches/series, as ns2_build.py does), then for
+each mutant below changes one line of a patch's C++, rebuilds incrementally, runs that
+patch's test module against the broken binary (NS2REPRO_NS_BINARY) and restores the
+line. A mutant the tests do not catch is reported as survived, and the exit status is 1.
+Not run by CI (a build of its own takes minutes); its last result is in docs/VALIDATION.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "ns2-patches"))
+sys.path.insert(0, str(REPO / "bench"))
+
+import ns2_build  # noqa: E402
+from perfdoc import write_section  # noqa: E402
+
+MARK_BEGIN, MARK_END = "<!-- mutants:begin -->", "<!-- mutants:end -->"
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    source: str  # file in the ns-2 tree
+    old: str  # text to replace (must occur exactly once)
+    new: str
+    tests: str  # test module that must fail
+
+
+BQM_TESTS = "tests/ns2/test_bqm.py"
+MUTANTS = [
+    Mutant("queue drops the arrival, not the lowest level", "queue/bqm-queue.cc",
+           "if (v == 0 || v == p)\n\t\treturn false;", "if (v != 0)\n\t\treturn false;", BQM_TESTS),
+    Mutant("queue scans newest first", "queue/bqm-queue.cc",
+           "(scan_from_tail_ && l == best_level", "(!scan_from_tail_ && l == best_level", BQM_TESTS),
+    Mutant("sender ignores the resend count", "tcp/tcp-bqm.cc",
+           "+ rexmit_raise_ * earlier;", "+ 0 * earlier;", BQM_TESTS),
+    Mutant("sender halves whatever the measure", "tcp/tcp-bqm.cc",
+           "double w = beta_[ack_measure_] * window;", "double w = 0.5 * window;", BQM_TESTS),
+    Mutant("sender's wireless response halves too", "tcp/tcp-bqm.cc",
+           "double w = window - wireless_decrease_;", "double w = window / 2;", BQM_TESTS),
+    Mutant("receiver's F uses floor", "tcp/tcp-sink-bqm.cc",
+           "int rounded = floor_ ? kx / d.r : (kx + d.r - 1) / d.r;", "int rounded = kx / d.r;", BQM_TESTS),
+    Mutant("receiver without the burst rule", "tcp/tcp-sink-bqm.cc",
+           "(burst_ > 0 && d.burst >= burst_)", "(false && d.burst >= burst_)", BQM_TESTS),
+    Mutant("Modified BQM reports the highest level", "tcp/tcp-sink-bqm.cc",
+           "if (!modified_) {", "if (true) {", BQM_TESTS),
+    Mutant("receiver misses the first hole", "tcp/tcp-sink-bqm.cc",
+           "for (int s = next_; s <= maxseen_; ++s)", "for (int s = next_ + 1; s <= maxseen_; ++s)", BQM_TESTS),
+]  # fmt: skip
+
+
+def build_tree(work: Path) -> Path:
+    """The pinned tree with the series applied, configured and built (ns2_build.py's steps)."""
+    tree = work / ns2_build.TREE_NAME
+    if (tree / "ns").is_file():
+        return tree
+    subprocess.run(["tar", "-xf", str(ns2_build.ensure_tarball()), "-C", str(work)], check=True)
+    for patch in ns2_build.read_series():
+        subprocess.run(["patch", "-p1", "--forward", "--batch", "-s", "-i", str(patch)], cwd=tree, check=True)
+    prefix = work / "debian-prefix"
+    ns2_build.make_prefix(prefix)
+    with_dirs = [f"--with-{p}={prefix}" for p in ("tcl", "otcl", "tclcl")]
+    configure = ["./configure", *with_dirs, *ns2_build.CONFIGURE_ARGS]
+    subprocess.run(configure, cwd=tree, check=True, stdout=subprocess.DEVNULL)
+    make(tree)
+    return tree
+
+
+def make(tree: Path) -> None:
+    cmd = ["make", f"-j{os.cpu_count() or 1}", f"CCOPT={ns2_build.CCOPT}", ns2_build.MAKE_TARGET]
+    subprocess.run(cmd, cwd=tree, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def tests_fail(binary: Path, module: str) -> tuple[bool, str]:
+    env = {**os.environ, "NS2REPRO_NS_BINARY": str(binary)}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", module],
+                          cwd=REPO, env=env, capture_output=True, text=True)  # fmt: skip
+    summary = next((line for line in reversed(proc.stdout.splitlines()) if " in " in line), proc.stdout[-200:])
+    return proc.returncode != 0, summary.strip("= ")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--work", type=Path, help="build tree to (re)use (default: a temporary directory)")
+    parser.add_argument("--markdown", type=Path, help="write the results into this file's mutants section")
+    args = parser.parse_args()
+    work = args.work or Path(tempfile.mkdtemp(prefix="ns2-mutants-"))
+    work.mkdir(parents=True, exist_ok=True)
+    tree = build_tree(work)
+    intact, summary = tests_fail(tree / "ns", BQM_TESTS)
+    if intact:
+        print(f"the unbroken build already fails its tests: {summary}")
+        return 1
+    rows = []
+    for m in MUTANTS:
+        path = tree / m.source
+        original = path.read_text()
+        if original.count(m.old) != 1:
+            raise SystemExit(f"{m.source}: the text of mutant '{m.name}' is not there exactly once")
+        try:
+            path.write_text(original.replace(m.old, m.new))
+            make(tree)
+            caught, summary = tests_fail(tree / "ns", m.tests)
+        finally:
+            path.write_text(original)
+        rows.append((m, caught, summary))
+        print(f"{'caught  ' if caught else 'SURVIVED'} {m.name}: {summary}", flush=True)
+    make(tree)
+    if args.markdown:
+        lines = [MARK_BEGIN, "## Broken builds: the BQM tests fail on each", "",
+                 "Command: `.venv/bin/python tests/ns2/mutants.py --markdown docs/VALIDATION.md` (one line of "
+                 "C++ changed per build, then `pytest " + BQM_TESTS + "` against it; the unbroken build passes).", "",
+                 "| mutant | file | tests |", "|---|---|---|"]  # fmt: skip
+        lines += [f"| {m.name} | `{m.source}` | {'fail: ' if caught else '**pass (survived)**: '}{s} |"
+                  for m, caught, s in rows]  # fmt: skip
+        write_section(args.markdown, "\n".join([*lines, MARK_END]), MARK_BEGIN, MARK_END)
+    if args.work is None:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0 if all(caught for _, caught, _ in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
