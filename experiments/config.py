@@ -297,6 +297,19 @@ def _check_target(scenario: dict, dotted: str, where: str, path: Path, queues: d
         raise ConfigError(f"{path}: {where}: path '{dotted}' goes through a value, not a mapping")
 
 
+def _check_where(where: dict, axes: dict, exp_name: str, at: str, path: Path) -> None:
+    """A `where` ({axis: label or [labels]}) names axes of the experiment and their levels."""
+    for axis, chosen in where.items():
+        if axis not in axes:
+            raise ConfigError(f"{path}: {at}: '{axis}' is not an axis of {exp_name}; axes: {', '.join(axes)}")
+        labels = level_labels(axes[axis])
+        for label in chosen if isinstance(chosen, list) else [chosen]:
+            if label not in labels:
+                raise ConfigError(
+                    f"{path}: {at}.{axis}: '{label}' is not a level; levels: {', '.join(map(str, labels))}"
+                )
+
+
 def _check_references(doc: dict, path: Path) -> None:
     experiments = doc["experiments"]
     for section in ("figures", "tables", "claims"):
@@ -308,18 +321,8 @@ def _check_references(doc: dict, path: Path) -> None:
                     f"{path}: {where}.experiment: unknown experiment '{exp_name}'; known: {', '.join(experiments)}"
                 )
             axes = axes_of(experiments[exp_name])
+            _check_where(item.get("where", {}), axes, exp_name, f"{where}.where", path)
             for axis, chosen in item.get("where", {}).items():
-                if axis not in axes:
-                    raise ConfigError(
-                        f"{path}: {where}.where: '{axis}' is not an axis of {exp_name}; axes: {', '.join(axes)}"
-                    )
-                labels = level_labels(axes[axis])
-                for label in chosen if isinstance(chosen, list) else [chosen]:
-                    if label not in labels:
-                        raise ConfigError(
-                            f"{path}: {where}.where.{axis}: '{label}' is not a level; "
-                            f"levels: {', '.join(map(str, labels))}"
-                        )
                 if isinstance(chosen, list) and item.get("axis") == axis:
                     raise ConfigError(
                         f"{path}: {where}.where.{axis}: the claim compares the levels of '{axis}' (its `axis`); "
@@ -499,6 +502,7 @@ def _check_alternatives(doc: dict, choice: dict, where: str, path: Path) -> None
             f"an experiment uses)"
         )
     for name in targets:
+        _check_where(choice.get("where", {}), axes_of(experiments[name]), name, f"{where}.where", path)
         axis_paths = {
             p for axis in axes_of(experiments[name]).values() for p in ([axis["path"]] if "path" in axis else
                                                                          [q for lvl in axis["levels"].values()

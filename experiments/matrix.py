@@ -236,7 +236,7 @@ class Expansion:
     def applied(self, cell: Cell) -> tuple[dict, dict]:
         """The cell's (scenario, queues) with its levels and then the reading's values applied, checked. A cell
         the reading does not change resolves to the baseline's params, hence the baseline's key and run."""
-        levels = [*cell.levels, self.reading.assignments] if self.reading else list(cell.levels)
+        levels = [*cell.levels, self.reading.assignments_at(cell.labels)] if self.reading else list(cell.levels)
         under = f" under reading {self.reading_label}" if self.reading else ""
         return _applied(self.doc, self.exp, levels, self._where(cell) + under, self.source)
 
@@ -276,7 +276,7 @@ class Expansion:
             "scenario": self.exp["scenario"],
             "duration": self.exp["duration"],
             "queues": self.doc["queues"],
-            "reading": self.reading.assignments if self.reading else None,
+            "reading": [self.reading.assignments, self.reading.where] if self.reading else None,
             "runs": [[cell.levels, seed] for cell, seed in self._positions(start, stop)],
         }
         return hashlib.sha256(canonical_json(material)).hexdigest()[:KEY_LENGTH]

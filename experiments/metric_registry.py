@@ -181,6 +181,13 @@ _OTHER_METRICS = [
         for name, unit in (("goodput_Bps", "bytes/s"), ("goodput_per_flow_Bps", "bytes/s"), ("fairness_jain", "1"),
                            ("fairness_worst", "1"))
     ),
+    *(
+        Metric(f"{name}_since_start", (ALL, GROUP), unit,
+               f"{name} with each flow's goodput from its own start: bytes delivered by the flows.tsv sample nearest "
+               "duration / (that time - the flow's start)", _TCP)
+        for name, unit in (("goodput_Bps", "bytes/s"), ("goodput_per_flow_Bps", "bytes/s"), ("fairness_jain", "1"),
+                           ("fairness_worst", "1"))
+    ),
     Metric("objects_completed", (ALL, GROUP), "objects",
            "http objects whose last byte was acknowledged within [warmup, duration]", _HTTP),
     Metric("objects_per_s", (ALL, GROUP), "objects/s", "objects_completed / seconds of the window", _HTTP),

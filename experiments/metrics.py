@@ -91,6 +91,10 @@ when params.json names each flow's group):
   goodput_share_pct    (groups only) the group's goodput_Bps / all's x 100 (nan if all is 0)
   <each of these four>_connection  the same over the whole connection time, between the
                        samples nearest 0 and duration (warm-up and slow start included)
+  <each of these four>_since_start  the same with each flow's goodput taken from its own
+                       start: bytes delivered by the sample nearest duration / (that time -
+                       the flow's start), Li's (BQM thesis, Ch. 1) "total data received by
+                       the end to the connection time" for flows that start at random times
 Series: goodput_Bps of scope `all` per interval (system goodput in each bin).
 
 HTTP objects (objects.tsv, flow kind http), for scope `all` and each flow group; an
@@ -169,6 +173,7 @@ CORE_VAR_WINDOWS_S = (100, 500, 1000)  # window lengths of core_drops_per_s_var@
 HINT_LEVELS = range(1, 11)  # k of core_drop_hint_le<k>_pct
 OBJECT_DELAY_PERCENTILES = (70, 90, 95)  # q of object_delay_s_p<q> and object_delay_client_s_p<q>
 CONNECTION_SUFFIX = "_connection"  # goodput and fairness over [0, duration] instead of [warmup, duration]
+SINCE_START_SUFFIX = "_since_start"  # each flow's goodput from its own start to duration
 TCP_HEADER_BYTES = 40  # ns-2's tcpip_base_hdr_size_: a TCP packet this small carries no data
 _UNITS = {"": 1.0, "k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "g": 1e9, "G": 1e9}
 
@@ -508,6 +513,14 @@ def per_flow_metrics(flows: pd.DataFrame, warmup: float, end: float) -> pd.DataF
     ).astype(float)
 
 
+def goodput_since_start(flows: pd.DataFrame, starts: dict[int, float], end: float) -> pd.Series:
+    """Per fid: payload bytes delivered by the sample nearest `end` / (that sample's time - the flow's start)."""
+    delivered = flows.pivot(index="time", columns="fid", values="delivered_bytes").sort_index()
+    (last,) = _nearest_rows(delivered.index, [end])
+    span = delivered.index[last] - pd.Series(starts, dtype=float).reindex(delivered.columns)
+    return (delivered.iloc[last] / span.where(span > 0)).astype(float)
+
+
 def goodput_summary(goodput: pd.Series) -> dict[str, float]:
     """System goodput, mean goodput per flow and the two fairness indices of a set of flows' goodputs."""
     return {
@@ -531,9 +544,17 @@ def goodput_series(flows: pd.DataFrame, warmup: float, end: float, interval: flo
 
 
 def flow_metrics(
-    flows: pd.DataFrame, groups: dict[int, str] | None, warmup: float, end: float, interval: float
+    flows: pd.DataFrame,
+    groups: dict[int, str] | None,
+    warmup: float,
+    end: float,
+    interval: float,
+    starts: dict[int, float] | None = None,
 ) -> tuple[list[dict], list[dict]]:
-    """(metrics rows, series rows) of the TCP flows: per flow, for all flows and per group (if `groups` maps fids)."""
+    """(metrics rows, series rows) of the TCP flows: per flow, for all flows and per group (if `groups` maps fids).
+
+    `starts` (fid -> start time) adds the _since_start family.
+    """
     if flows.empty:
         return [], []
     per_flow = per_flow_metrics(flows, warmup, end)
@@ -555,6 +576,13 @@ def flow_metrics(
         for scope, g in sets
         for m, v in goodput_summary(whole.loc[g.index]).items()
     ]
+    if starts:
+        since = goodput_since_start(flows, starts, end)
+        rows += [
+            {"scope": scope, "metric": f"{m}{SINCE_START_SUFFIX}", "value": v}
+            for scope, g in sets
+            for m, v in goodput_summary(since.loc[g.index]).items()
+        ]
     total = goodput.sum()
     shares = {scope: g.sum() / total * 100 if total else math.nan for scope, g in sets[1:]}
     rows += [{"scope": scope, "metric": "goodput_share_pct", "value": float(v)} for scope, v in shares.items()]
@@ -819,7 +847,9 @@ def run_metrics(
         bound_rows, bound_series = bound_metrics(journeys, params, by_link, warmup, end, interval)
         rows, series = rows + e2e_rows + bound_rows, series + e2e_series + bound_series
     if flows is not None:
-        tcp_rows, tcp_series = flow_metrics(flows, flow_groups(params, flows["fid"].unique()), warmup, end, interval)
+        groups = flow_groups(params, flows["fid"].unique())
+        starts = {f["fid"]: float(f["start"]) for f in params["flows"] if f.get("kind") == "ftp" and "start" in f}
+        tcp_rows, tcp_series = flow_metrics(flows, groups, warmup, end, interval, starts)
         rows, series = rows + tcp_rows, series + tcp_series
     objects = _read(tables, "objects")  # all columns: tables of runs before ns2-patches/0008 have no `delivered`
     if objects is not None:

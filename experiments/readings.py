@@ -40,15 +40,29 @@ class Reading:
     axis_levels: dict = field(default_factory=dict)  # axis -> level label (axis choices)
     metrics: dict = field(default_factory=dict)  # claim metric -> metric read instead (measure choices)
     runs: str = BASELINE  # a measure reading: the label of the reading whose runs it reads
+    where: dict = field(default_factory=dict)  # dotted path -> {axis: label(s)}: the cells it changes (default all)
 
     @property
     def is_baseline(self) -> bool:
         return not self.choices
 
+    def assignments_at(self, labels: dict) -> dict:
+        """The assignments that apply in a matrix cell with these axis labels (a choice's `where`)."""
+        return {p: v for p, v in self.assignments.items() if in_cells(self.where.get(p, {}), labels)}
+
     @property
     def runs_anew(self) -> bool:
         """True when the reading needs runs of its own (a path choice); axis readings reuse the matrix's runs."""
         return bool(self.assignments)
+
+
+def in_cells(where: dict, labels: dict) -> bool:
+    """Whether a cell's labels match a `where` ({axis: label or [labels]}); labels compare as text."""
+    for axis, wanted in where.items():
+        allowed = {str(w) for w in wanted} if isinstance(wanted, list) else {str(wanted)}
+        if axis not in labels or str(labels[axis]) not in allowed:
+            return False
+    return True
 
 
 def reading_label(pairs) -> str:
@@ -122,11 +136,14 @@ def _combinations(choices: dict[str, dict], ids: list[str]) -> list[list[tuple[s
 
 
 def _run_reading(choices: dict[str, dict], combo: list[tuple[str, dict]]) -> Reading:
-    assignments = {}
+    assignments, where = {}, {}
     for cid, alt in combo:
-        assignments.update(alternative_assignments(choices[cid], alt))
+        sets = alternative_assignments(choices[cid], alt)
+        assignments.update(sets)
+        if "where" in choices[cid]:
+            where.update(dict.fromkeys(sets, choices[cid]["where"]))
     pairs = tuple((cid, alt["label"]) for cid, alt in combo)
-    return Reading(reading_label(pairs), pairs, assignments)
+    return Reading(reading_label(pairs), pairs, assignments, where=where)
 
 
 def axis_readings(doc: dict, experiment: str) -> list[Reading]:

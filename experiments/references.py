@@ -337,12 +337,13 @@ def _alternative_objects(doc: dict) -> list[tuple]:
             experiment = doc["experiments"][exp_name]
             matrix = {"product": {}, "zip": [], **experiment.get("matrix", {})}
             for cell in cells({**experiment, "matrix": matrix}):
-                levels = [sets for *_, sets in cell] + [reading.assignments]
+                assigned = reading.assignments_at({axis: label for axis, label, _ in cell})
+                levels = [sets for *_, sets in cell] + [assigned]
                 scenario, queues = apply_levels(experiment["scenario"], doc.get("queues", {}), levels)
                 objects = [(f"scenario.{at}", *rest) for at, *rest in ns_objects(scenario)]
                 objects += [(f"queues.{name}", spec, "Queue", True) for name, spec in queues.items()]
                 for at, *rest in objects:
-                    if any(_touches(p, at) for p in reading.assignments):
+                    if any(_touches(p, at) for p in assigned):
                         checked.append((f"choices: reading {reading.label} in {exp_name}: with it, {at}", *rest))
     return checked
 

@@ -444,6 +444,22 @@ def test_connection_time_goodput_and_fairness_count_from_time_0():
     assert main["fairness_worst"] == pytest.approx(0.4)
 
 
+def test_since_start_goodput_counts_from_each_flow_s_own_start():
+    """Li's throughput: bytes by the end / (end - start). Flow 1 from 0 s (7000 B / 4 s), flow 2 from 2 s."""
+    rows, _ = flow_metrics(flows_table(), None, warmup=1.0, end=4.0, interval=1.0, starts={1: 0.0, 2: 2.0, 3: 1.5})
+    everything = as_dict(rows, "all")
+    per_flow = [7000 / 4, 3500 / 2, 0.0]
+    assert everything["goodput_Bps_since_start"] == pytest.approx(sum(per_flow))
+    assert everything["goodput_per_flow_Bps_since_start"] == pytest.approx(sum(per_flow) / 3)
+    assert everything["fairness_jain_since_start"] == pytest.approx(
+        sum(per_flow) ** 2 / (3 * sum(x * x for x in per_flow))
+    )
+    assert everything["fairness_worst_since_start"] == 0.0
+    # without starts there is no such family
+    rows, _ = flow_metrics(flows_table(), None, warmup=1.0, end=4.0, interval=1.0)
+    assert not any(r["metric"].endswith("_since_start") for r in rows)
+
+
 def test_the_5th_percentile_of_the_queue_ignores_one_dip():
     """21 samples: one dip to 0, then 80..99; position 0.05 x 20 = 1 is the sample 80, the minimum is 0."""
     from experiments.metrics import queue_stats

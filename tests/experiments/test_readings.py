@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from experiments import config, matrix, readings
+from experiments import config, matrix, readings, references
 
 MINIMAL = Path(__file__).resolve().parents[1] / "configs" / "minimal.yaml"
 
@@ -234,3 +234,52 @@ def test_a_diagnostic_is_judged_under_every_reading_and_listed_apart_from_the_co
     assert "- `d`: holds under spread=flows (pass)." in markdown
     baseline_only = "\n".join(sensitivity.paper_markdown(doc, rows[rows["reading"] == "baseline"]))
     assert "- `d`: holds under none of the 1 readings measured." in baseline_only
+
+
+def _two_schemes(tmp_path, choice) -> tuple[dict, Path]:
+    """minimal.yaml with an axis `scheme` switching the agent between stock NewReno and the BQM sender."""
+    doc = yaml.safe_load(MINIMAL.read_text())
+    doc["experiments"]["tiny"]["matrix"]["product"]["scheme"] = {
+        "levels": {"stock": {"flows.tcp.agent.class": "Agent/TCP/Newreno"},
+                   "bqm": {"flows.tcp.agent.class": "Agent/TCP/Newreno/BQM"}}}  # fmt: skip
+    doc["choices"] = [choice]
+    path = tmp_path / "exp.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    return doc, path
+
+
+LAYOUT = {"id": "layout", "what": "pattern layout", "choice": "ruler", "why": "t",
+          "path": "flows.tcp.agent.knobs.pattern_", "where": {"scheme": "bqm"},
+          "alternatives": [{"label": "adjacent", "value": "0 3 1 3 2 3 2 3", "why": "t"}]}  # fmt: skip
+
+
+def test_a_choice_with_where_changes_only_the_cells_it_names(tmp_path, ns_binary):
+    """A knob only the BQM sender has: the stock cells keep the baseline's params (and runs)."""
+    _, path = _two_schemes(tmp_path, LAYOUT)
+    doc = config.load(path)
+    references.check_knobs(doc, path, ns_binary)  # no reading puts pattern_ on stock NewReno
+    (reading,) = readings.run_readings(doc)
+    base = {tuple(r.labels.values()): r for r in matrix.expand(doc, path, ["tiny"])}
+    alt = {tuple(r.labels.values()): r for r in matrix.expand(doc, path, ["tiny"], reading)}
+    assert sorted(alt) == sorted(base) and len(alt) == 4
+    for labels, run in alt.items():
+        knobs = run.params["flows"][0]["agent"]["knobs"]
+        if "bqm" in labels:
+            assert knobs["pattern_"] == "0 3 1 3 2 3 2 3"
+        else:
+            assert run.params == base[labels].params
+
+
+def test_a_choice_without_where_that_breaks_other_cells_is_refused(tmp_path, ns_binary):
+    _, path = _two_schemes(tmp_path, {k: v for k, v in LAYOUT.items() if k != "where"})
+    doc = config.load(path)
+    with pytest.raises(config.ConfigError, match="reading layout=adjacent.*pattern_"):
+        references.check_knobs(doc, path, ns_binary)
+
+
+def test_a_choice_s_where_names_levels(tmp_path):
+    _, path = _two_schemes(tmp_path, {**LAYOUT, "where": {"scheme": "BQM"}})
+    with pytest.raises(
+        config.ConfigError, match=r"choices\[0\]\.where\.scheme: 'BQM' is not a level; levels: bqm, stock"
+    ):
+        config.load(path)
