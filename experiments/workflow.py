@@ -100,9 +100,21 @@ def load(path: str, settings: Settings, ns_binary: Path | None = None, check: bo
     if settings.smoke:
         for exp in doc["experiments"].values():
             exp["seeds"]["count"] = 1
+            factor = min(1.0, settings.smoke_duration / exp["duration"])
             exp["duration"] = min(exp["duration"], settings.smoke_duration)
             exp["warmup"] = min(exp["warmup"], exp["duration"] / 2)
+            for group in exp["scenario"]["flows"].values():
+                group["start"] = smoke_start(group.get("start", 0), factor, exp["duration"])
     return doc
+
+
+def smoke_start(start, factor: float, duration: float):
+    """A flow group's start in a run the smoke profile shortened by `factor`: unchanged if every flow still starts
+    before the end, else compressed with the run (a window [0, 180) of a 300-s run becomes [0, 3) of 5 s)."""
+    if isinstance(start, dict):
+        low, high = start["uniform"]
+        return start if high < duration else {"uniform": [low * factor, high * factor]}
+    return start if start < duration else start * factor
 
 
 class BatchDescription:

@@ -11,6 +11,7 @@ bootstrap confidence interval over seeds, seeded like every figure module's
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -34,6 +35,7 @@ def metric_vs_axis(data: ExperimentData, out: Path, artifact: dict) -> list[Path
     sns.lineplot(data=rows, x=x, y="value", hue=hue, marker="o", errorbar=CI_BAND, seed=BOOT_SEED, ax=ax)
     ax.set_xlabel(x)
     ax.set_ylabel(metric)
-    ax.set_title(artifact.get("caption", f"{metric} vs {x}") + f"\n(mean over {seeds} seeds, 95 % CI)", fontsize=9)
+    caption = textwrap.fill(artifact.get("caption", f"{metric} vs {x}"), 80)
+    ax.set_title(caption + f"\n(mean over {seeds} seeds, 95 % CI)", fontsize=9)
     fig.tight_layout()
     return save_figure(fig, Path(out))

@@ -3,7 +3,7 @@
 import pytest
 
 from experiments.config import ConfigError
-from experiments.workflow import Settings
+from experiments.workflow import Settings, smoke_start
 
 
 def test_defaults_are_the_default_profile():
@@ -44,3 +44,17 @@ def test_paper_replications_take_seeds_paper_where_the_file_gives_it():
 def test_an_unknown_replications_setting_names_what_is_allowed():
     with pytest.raises(ConfigError, match="replications='all'; allowed: file, paper"):
         Settings.from_config({"replications": "all"})
+
+
+@pytest.mark.parametrize(
+    "start, expected",
+    [
+        (0, 0),
+        (2.0, 2.0),  # still before the shortened end
+        ({"uniform": [0, 2]}, {"uniform": [0, 2]}),
+        ({"uniform": [0, 180]}, {"uniform": [0.0, 3.0]}),  # a 300-s run cut to 5 s: the window with it
+        (240.0, 4.0),
+    ],
+)
+def test_the_smoke_profile_compresses_starts_its_short_runs_would_not_reach(start, expected):
+    assert smoke_start(start, 5 / 300, 5.0) == expected
