@@ -149,8 +149,9 @@ class Plan:
     readings: dict[str, dict[str, readings_mod.Reading]]  # paper -> label -> run reading (baseline excluded)
     batch_size: int = 25
 
-    def total_runs(self) -> int:
-        return sum(map(len, self.expansions.values()))
+    def total_runs(self, readings: bool = True) -> int:
+        """Runs planned: every expansion's, or (readings False) the baselines' only."""
+        return sum(len(runs) for (_, _, label), runs in self.expansions.items() if readings or label == BASELINE)
 
     @property
     def batches(self) -> dict[tuple[str, str, str], int]:
@@ -264,6 +265,12 @@ def plan(settings: Settings, ns_binary: Path | None = None) -> Plan:
 
 # The core modules that turn a batch into run directories (besides the Tcl sources and parsers in the run key).
 SIMULATE_MODULES = ("matrix.py", "runkey.py", "simulate.py")
+
+
+def targets_want_readings(targets) -> bool:
+    """Whether Snakemake's targets ask for the alternative readings' runs: sensitivity-all or a reading's file
+    (no target: the Snakefile's first rule, reproduce-all, which runs the baselines only)."""
+    return any(t == "sensitivity-all" or "/readings/" in str(t) for t in targets)
 
 
 class SweepProgress:

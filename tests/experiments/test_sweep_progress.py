@@ -19,3 +19,20 @@ def test_cached_runs_count_as_done_and_the_eta_comes_from_the_runs_simulated():
     for _ in range(7):
         last = progress(outcome("cached", 0.0))
     assert last == "sweep 10/10 runs"
+
+
+def test_the_readings_count_only_when_the_targets_ask_for_them():
+    from experiments.workflow import targets_want_readings
+
+    assert not targets_want_readings([])  # the Snakefile's first rule: reproduce-all
+    assert not targets_want_readings(["reproduce-all"])
+    assert targets_want_readings(["reproduce-all", "sensitivity-all"])
+    assert targets_want_readings(["results/bqm/wired/readings/k=4/batches/0.json"])
+
+
+def test_a_plan_counts_its_baselines_apart(tmp_path):
+    from experiments import workflow
+
+    expansions = {("p", "e", "baseline"): [1, 2, 3], ("p", "e", "k=4"): [1, 2]}  # anything with a length
+    plan = workflow.Plan(files={}, expansions=expansions, docs={}, readings={})
+    assert plan.total_runs() == 5 and plan.total_runs(readings=False) == 3
