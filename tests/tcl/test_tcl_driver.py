@@ -295,14 +295,14 @@ BAD = [
         ["core_queue", "class"],
         "Queue/REDD",
         'core_queue.class: unknown class "Queue/REDD" (must be a subclass of Queue); '
-        "known: Queue/RED, Queue/RED/PD, Queue/REM, Queue/dsRED, Queue/CBQ (the 5 closest of 29)",
+        "known: Queue/RED, Queue/RED/PD, Queue/REM, Queue/dsRED, Queue/CBQ (the 5 closest of 31)",
     ),
     (
         ["flows", 0, "agent", "class"],
         "Agent/TCP/NewReno",
         'flows[0].agent.class: unknown class "Agent/TCP/NewReno" (must be Agent/TCP or a subclass); '
-        "known: Agent/TCP/Newreno, Agent/TCP/Reno, Agent/TCP/Newreno/FS, Agent/TCP/Int, Agent/TCP/Newreno/Asym "
-        "(the 5 closest of 31)",
+        "known: Agent/TCP/Newreno, Agent/TCP/Reno, Agent/TCP/Newreno/FS, Agent/TCP/Newreno/BQM, Agent/TCP/Int "
+        "(the 5 closest of 32)",
     ),
     (["topology", "kind"], "star", 'topology.kind: unknown topology kind "star"; known: chain, dumbbell'),
     (["flows", 1, "kind"], "tcp", 'flows[1].kind: unknown flow kind "tcp"; known: cbr, ftp, http, pareto'),
