@@ -12,7 +12,8 @@ The three lists count reproduction claims only. A diagnostic claim (a quantity d
 the paper's numbers that shows a mechanism) gets a line of its own: the readings under which
 it holds, i.e. the readings whose mechanism matches the paper's.
 A claim whose note blames some choices (`suspects`) is marked confirmed when a reading
-of one of them changes its verdict, not confirmed when none does.
+of one of them changes its verdict, not confirmed when none does (a reading under which
+the claim is missing, with nothing to measure, confirms nothing).
 
 Written as results/SENSITIVITY.md and, machine-readable, results/sensitivity.parquet
 (one row per claim x reading).
@@ -227,11 +228,18 @@ def _hypothesis(key: str, blamed: list[str], claim_rows: pd.DataFrame, flipped: 
     rest = f" ({', '.join(untried)}: no alternative run)" if untried and tried else ""
     if not tried:
         return f"- `{key}` blames {', '.join(blamed)}: no alternative of those was run for it."
-    changed = [r for r in flipped if any(part.split("=")[0] in tried for part in r.split("+"))]
+    verdicts = dict(zip(claim_rows["reading"], claim_rows["verdict"], strict=True))
+    theirs = [r for r in flipped if any(part.split("=")[0] in tried for part in r.split("+"))]
+    # A reading under which the claim is missing (nothing to measure, e.g. no loss at all) shows no verdict that
+    # the suspect would change: it neither confirms nor refutes the hypothesis.
+    changed = [r for r in theirs if verdicts.get(r) != "missing"]
+    unmeasured = [r for r in theirs if verdicts.get(r) == "missing"]
+    if unmeasured:
+        rest += f"; nothing to measure (missing) under {', '.join(unmeasured)}"
     if changed:
         return f"- `{key}` blames {', '.join(blamed)}: confirmed, the verdict changes under {', '.join(changed)}{rest}."
     return (f"- `{key}` blames {', '.join(blamed)}: not confirmed by {', '.join(tried)}, whose alternatives leave "
-            f"the verdict as it is{rest}.")  # fmt: skip
+            f"the verdict as it is or unmeasured{rest}.")  # fmt: skip
 
 
 def write(docs: list[dict], results: str | Path, manifest: str | Path, out_md: str | Path, out_parquet: str | Path,

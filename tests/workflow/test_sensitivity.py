@@ -129,3 +129,16 @@ def test_the_report_judges_one_verdict_per_claim_by_class(sensitivity_run):
     # the note's placeholder is filled from the runs, not typed in
     assert "{{" not in text
     assert re.search(r"the largest queue seen is \d+(\.\d+)? \(mean of 1 run\) packets", text)
+
+
+def test_a_reading_with_nothing_to_measure_confirms_no_suspect():
+    """A suspect's reading under which the claim is missing (e.g. no loss at all) is not a changed verdict."""
+    from experiments.sensitivity import _hypothesis
+
+    rows = pd.DataFrame({"reading": ["baseline", "buffer=big", "tp=rtt"], "verdict": ["fail", "missing", "fail"],
+                         "choices": ["", "buffer=big", "tp=rtt"]})  # fmt: skip
+    line = _hypothesis("c", ["buffer", "tp"], rows, ["buffer=big"])
+    assert "not confirmed by buffer, tp" in line and "missing) under buffer=big" in line
+    rows.loc[2, "verdict"] = "pass"
+    line = _hypothesis("c", ["buffer", "tp"], rows, ["buffer=big", "tp=rtt"])
+    assert "confirmed, the verdict changes under tp=rtt; nothing to measure (missing) under buffer=big" in line
