@@ -154,3 +154,21 @@ def test_http_groups_resolve_with_the_thesis_defaults(minimal):
     assert len(web) == 2 and all("app" not in f for f in web)
     assert web[0]["http"] == {**matrix.HTTP_DEFAULTS, "idle": 1.0}
     assert web[0]["http"]["mean_bytes"] == 10000 and web[0]["http"]["shape"] == 1.2
+
+
+def test_bqm_and_droptail_runs_of_one_seed_share_their_start_times():
+    """Li §4.2: 'Droptail and BQM are able to have the same simulation environment by reading the start time
+    file': a run's seed draws the list, so both schemes (and every number of connections, which takes the first
+    n of it) start their connections at the same times."""
+    path = Path(__file__).resolve().parents[2] / "configs" / "bqm.yaml"
+    doc = config.load(path)
+    starts: dict = {}
+    for run in matrix.expand(doc, path):
+        flows = [f["start"] for f in run.params["flows"]]
+        assert all(0 <= s < 180 for s in flows)
+        starts.setdefault((run.labels["bandwidth"], run.seed), []).append(flows)
+    assert len(starts) == 2 * 10
+    for lists in starts.values():
+        longest = max(lists, key=len)
+        assert all(flows == longest[: len(flows)] for flows in lists)  # both schemes, every n: one list
+    assert len({tuple(max(lists, key=len)) for lists in starts.values()}) == 10  # one list per seed
