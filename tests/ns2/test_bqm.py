@@ -96,8 +96,15 @@ def bqm_run(ns_binary, tmp_path_factory):
     return dumbbell(ns_binary, tmp_path_factory.mktemp("bqm") / "run")
 
 
-def test_overflow_drops_the_lowest_level_oldest_first(bqm_run):
-    drops = expected_victims(trace(bqm_run), PATTERN8)
+@pytest.fixture(scope="module")
+def priqueue_run(ns_binary, tmp_path_factory):
+    """The interface-queue variant (ad hoc runs) on the same wired bottleneck."""
+    return dumbbell(ns_binary, tmp_path_factory.mktemp("bqm") / "pri", queue="PriQueueBQM")
+
+
+@pytest.mark.parametrize("which", ["bqm_run", "priqueue_run"])
+def test_overflow_drops_the_lowest_level_oldest_first(which, request):
+    drops = expected_victims(trace(request.getfixturevalue(which)), PATTERN8)
     assert len(drops) > 50, "the scenario must overflow the buffer often"
     wrong = [(d, e) for d, e, _, _ in drops if d != e]
     assert not wrong, f"{len(wrong)} of {len(drops)} drops were not the first packet of the lowest level: {wrong[:5]}"
@@ -116,10 +123,11 @@ def test_the_victim_check_can_fail_on_droptail(ns_binary, tmp_path):
     assert drops and sum(d != e for d, e, _, _ in drops) > len(drops) / 4
 
 
-def test_unmarked_traffic_sees_plain_droptail(ns_binary, tmp_path):
-    """Stock NewReno and TCPSink mark nothing: Queue/DropTail/BQM is then DropTail, byte for byte."""
-    dt = dumbbell(ns_binary, tmp_path / "dt", sender="Newreno", sink="TCPSink", queue="DropTail")
-    bqm = dumbbell(ns_binary, tmp_path / "bqm", sender="Newreno", sink="TCPSink", queue="BQM")
+@pytest.mark.parametrize("stock, bqm_queue", [("DropTail", "BQM"), ("PriQueue", "PriQueueBQM")])
+def test_unmarked_traffic_sees_the_stock_queue(ns_binary, tmp_path, stock, bqm_queue):
+    """Stock NewReno and TCPSink mark nothing: each BQM queue is then its stock queue, byte for byte."""
+    dt = dumbbell(ns_binary, tmp_path / "dt", sender="Newreno", sink="TCPSink", queue=stock)
+    bqm = dumbbell(ns_binary, tmp_path / "bqm", sender="Newreno", sink="TCPSink", queue=bqm_queue)
     text = (dt / "out.tr").read_text()
     assert " d " in text.replace("\nd ", " d "), "the scenario must drop packets"
     assert (bqm / "out.tr").read_text() == text

@@ -6,7 +6,8 @@
 #   ns bqm_dumbbell.tcl diagnose <knobs> <loss sets>
 #
 # sender: Newreno or BQM (Agent/TCP/Newreno/BQM); sink: TCPSink or BQM
-# (Agent/TCPSink/BQM); queue: DropTail or BQM (Queue/DropTail/BQM). With no
+# (Agent/TCPSink/BQM); queue: DropTail, BQM (Queue/DropTail/BQM), PriQueue
+# (Queue/DropTail/PriQueue) or PriQueueBQM (its BQM variant, on a wired link). With no
 # arguments all three are stock, so that this is a stock-feature script
 # (test_byte_identity.py runs it on our ns and Debian's). loss > 0 puts a random
 # packet loss of that rate on every r2 -> D_i link ("wireless" losses, after the
@@ -50,10 +51,11 @@ $ns trace-all $tr
 
 set r1 [$ns node]
 set r2 [$ns node]
-if {$queue eq "BQM"} {
-    $ns duplex-link $r1 $r2 1Mb 20ms DropTail/BQM
-} else {
-    $ns duplex-link $r1 $r2 1Mb 20ms DropTail
+switch -- $queue {
+    BQM         {$ns duplex-link $r1 $r2 1Mb 20ms DropTail/BQM}
+    PriQueue    {$ns duplex-link $r1 $r2 1Mb 20ms DropTail/PriQueue}
+    PriQueueBQM {$ns duplex-link $r1 $r2 1Mb 20ms DropTail/PriQueue/BQM}
+    default     {$ns duplex-link $r1 $r2 1Mb 20ms DropTail}
 }
 $ns queue-limit $r1 $r2 10
 
