@@ -180,7 +180,7 @@ def _check_queue_names(doc: dict, path: Path) -> None:
         check(exp["scenario"]["core_queue"], f"{base}.scenario.core_queue")
         check(exp["scenario"].get("core_reverse_queue"), f"{base}.scenario.core_reverse_queue")
         topology = exp["scenario"]["topology"]
-        check(topology["edge_link"].get("queue"), f"{base}.scenario.topology.edge_link.queue")
+        check(topology.get("edge_link", {}).get("queue"), f"{base}.scenario.topology.edge_link.queue")
         for index, link in enumerate(topology.get("core_links", [])):
             check(link.get("queue"), f"{base}.scenario.topology.core_links[{index}].queue")
         for group_name, group in exp["scenario"]["flows"].items():
@@ -194,11 +194,76 @@ def _check_queue_names(doc: dict, path: Path) -> None:
 
 
 GAIMD_KNOBS = ("increase_num_", "decrease_num_", "gaimd_strict_")
+WIRELESS_ONLY = ("nodes", "area", "placement", "routing", "mac", "radio_range")
+WIRED_ONLY = ("core_link", "edge_link", "core_nodes", "core_links", "sink_loss")
+
+
+def check_wireless(scenario: dict, where: str, path: Path) -> None:
+    """A wireless scenario: no wired fields, nodes inside the area, flows between existing nodes."""
+    topo = scenario["topology"]
+    wired = [key for key in WIRED_ONLY if key in topo]
+    if wired:
+        raise ConfigError(
+            f"{path}: {where}.topology.{wired[0]}: a field of wired topologies only; "
+            f"a wireless topology has {', '.join(WIRELESS_ONLY)}"
+        )
+    if "core_reverse_queue" in scenario:
+        raise ConfigError(f"{path}: {where}.core_reverse_queue: a wireless node has one interface queue (core_queue)")
+    if scenario.get("monitors", {}).get("packet_trace", True):
+        raise ConfigError(
+            f"{path}: {where}.monitors.packet_trace: a wireless run has no wired packet trace; "
+            "allowed: false (its drops go to drops.tr, its TCP flows to flows.tsv)"
+        )
+    nodes, (max_x, max_y) = topo["nodes"], topo["area"]
+    line = topo["placement"].get("line")
+    if line is not None:
+        last_x = line.get("x0", 0) + (nodes - 1) * line["spacing"]
+        y = line.get("y", max_y / 2)
+        if last_x > max_x or y > max_y:
+            raise ConfigError(
+                f"{path}: {where}.topology.placement.line: node {nodes - 1} at ({last_x:g}, {y:g}) lies "
+                f"outside the area {max_x:g} x {max_y:g}; allowed: x0 + (nodes - 1) spacing <= x, y <= y"
+            )
+    waypoint = topo["placement"].get("random_waypoint")
+    if waypoint is not None and waypoint.get("min_speed", 0) > waypoint["max_speed"]:
+        raise ConfigError(
+            f"{path}: {where}.topology.placement.random_waypoint.min_speed: "
+            f"{waypoint['min_speed']} exceeds max_speed {waypoint['max_speed']}"
+        )
+    for name, group in scenario["flows"].items():
+        at = f"{where}.flows.{name}"
+        fixed = [key for key in ("enter", "leave", "edge_link") if key in group]
+        if fixed or "endpoints" not in group:
+            field = fixed[0] if fixed else "endpoints"
+            raise ConfigError(
+                f"{path}: {at}.{field}: flows on a wireless topology run between two nodes; "
+                "allowed: endpoints ([source, sink] node numbers, -1 the last, or random)"
+            )
+        if group["kind"] == "http":
+            raise ConfigError(f"{path}: {at}.kind: http flows need wired edge links; allowed: ftp, pareto, cbr")
+        ends = group["endpoints"]
+        if ends != "random":
+            resolved = [end % nodes if end == -1 else end for end in ends]
+            if max(resolved) >= nodes or resolved[0] == resolved[1]:
+                raise ConfigError(
+                    f"{path}: {at}.endpoints: {ends} with {nodes} nodes; allowed: two different "
+                    f"nodes in 0..{nodes - 1} (-1 the last)"
+                )
+        check_flow_group(group, at, path)
 
 
 def check_scenario(scenario: dict, where: str, path: Path) -> None:
     """What the schema cannot say about a scenario; `where` is e.g. 'experiments.x.scenario'."""
     topo = scenario["topology"]
+    if topo["kind"] == "wireless":
+        check_wireless(scenario, where, path)
+        return
+    wireless_only = [key for key in WIRELESS_ONLY if key in topo]
+    if wireless_only:
+        raise ConfigError(
+            f"{path}: {where}.topology.{wireless_only[0]}: a field of wireless topologies only; "
+            f"a {topo['kind']} has core_link, edge_link, core_nodes, core_links, sink_loss"
+        )
     core_nodes = topo.get("core_nodes", 2)
     if topo["kind"] == "dumbbell" and core_nodes != 2:
         raise ConfigError(f"{path}: {where}.topology.core_nodes: a dumbbell has 2 core nodes; use kind chain")
@@ -210,6 +275,11 @@ def check_scenario(scenario: dict, where: str, path: Path) -> None:
     for name, group in scenario["flows"].items():
         at = f"{where}.flows.{name}"
         enter, leave = group.get("enter", 0), group.get("leave", core_nodes - 1)
+        if "endpoints" in group:
+            raise ConfigError(
+                f"{path}: {at}.endpoints: flows on a wired topology enter and leave at core routers; "
+                "allowed: enter, leave (endpoints is for wireless topologies)"
+            )
         if enter == leave or not 0 <= min(enter, leave) <= max(enter, leave) <= core_nodes - 1:
             raise ConfigError(
                 f"{path}: {at}: enters at core router {enter} and leaves at {leave}; "
@@ -221,18 +291,23 @@ def check_scenario(scenario: dict, where: str, path: Path) -> None:
                 f"{path}: {at}.{field}: not a field of a {group['kind']} flow group; "
                 "allowed: http only with kind http, app only with the other kinds"
             )
-        start = group.get("start", 0)
-        if isinstance(start, dict) and not start["uniform"][0] < start["uniform"][1]:
-            raise ConfigError(f"{path}: {at}.start.uniform: {start['uniform']} is not an interval [a, b] with a < b")
-        if "gaimd" in group:
-            if group["kind"] != "ftp":
-                raise ConfigError(f"{path}: {at}.gaimd: only TCP flows (kind ftp) have a window to adjust")
-            typed = sorted(set(group["agent"].get("knobs", {})) & set(GAIMD_KNOBS))
-            if typed:
-                raise ConfigError(
-                    f"{path}: {at}.agent.knobs.{typed[0]}: set by gaimd (alpha = 4(1 - beta^2)/3 is computed "
-                    f"from gaimd.beta); remove it from the knobs"
-                )
+        check_flow_group(group, at, path)
+
+
+def check_flow_group(group: dict, at: str, path: Path) -> None:
+    """What the schema cannot say about a flow group on any topology."""
+    start = group.get("start", 0)
+    if isinstance(start, dict) and not start["uniform"][0] < start["uniform"][1]:
+        raise ConfigError(f"{path}: {at}.start.uniform: {start['uniform']} is not an interval [a, b] with a < b")
+    if "gaimd" in group:
+        if group["kind"] != "ftp":
+            raise ConfigError(f"{path}: {at}.gaimd: only TCP flows (kind ftp) have a window to adjust")
+        typed = sorted(set(group["agent"].get("knobs", {})) & set(GAIMD_KNOBS))
+        if typed:
+            raise ConfigError(
+                f"{path}: {at}.agent.knobs.{typed[0]}: set by gaimd (alpha = 4(1 - beta^2)/3 is computed "
+                f"from gaimd.beta); remove it from the knobs"
+            )
 
 
 def _check_experiment(name: str, exp: dict, path: Path, queues: dict | None = None) -> None:
@@ -501,12 +576,22 @@ def _check_alternatives(doc: dict, choice: dict, where: str, path: Path) -> None
             f"{path}: {where}.path: '{paths[0]}' does not exist in any experiment's scenario (nor names a queue "
             f"an experiment uses)"
         )
+    # A `where` label must be a level in one of the experiments: a cell without it keeps the baseline's run.
+    known: dict[str, list] = {}
     for name in targets:
-        _check_where(choice.get("where", {}), axes_of(experiments[name]), name, f"{where}.where", path)
+        axes = axes_of(experiments[name])
+        _check_where({axis: [] for axis in choice.get("where", {})}, axes, name, f"{where}.where", path)
+        for axis in choice.get("where", {}):
+            known.setdefault(axis, []).extend(x for x in level_labels(axes[axis]) if x not in known[axis])
+    _check_where(choice.get("where", {}), {a: {"levels": x} for a, x in known.items()}, ", ".join(targets),
+                 f"{where}.where", path)  # fmt: skip
+    # An axis the choice's `where` names may set the path in its levels: the alternative is then a reading of
+    # what those levels mean (pattern 16's layout in the BQM levels), in those cells only.
+    scoped = set(choice.get("where", {}))
+    for name in targets:
         axis_paths = {
-            p for axis in axes_of(experiments[name]).values() for p in ([axis["path"]] if "path" in axis else
-                                                                         [q for lvl in axis["levels"].values()
-                                                                          for q in lvl])
+            p for axis_name, axis in axes_of(experiments[name]).items() if axis_name not in scoped
+            for p in ([axis["path"]] if "path" in axis else [q for lvl in axis["levels"].values() for q in lvl])
         }  # fmt: skip
         for p in paths:
             if not readings.path_exists(doc, name, p):
@@ -556,7 +641,12 @@ def with_defaults(doc: dict) -> dict:
         exp["matrix"].setdefault("product", {})
         exp["matrix"].setdefault("zip", [])
         scenario = exp["scenario"]
-        scenario["topology"].setdefault("core_nodes", 2)
+        if scenario["topology"]["kind"] == "wireless":
+            scenario["topology"].setdefault("routing", "AODV")
+            scenario["topology"].setdefault("mac", {"class": "Mac/802_11"})
+            scenario["topology"].setdefault("radio_range", 250)
+        else:
+            scenario["topology"].setdefault("core_nodes", 2)
         scenario.setdefault("monitors", {}).setdefault("queue_sample_interval", 0.1)
         scenario["monitors"].setdefault("packet_trace", True)
         for group in scenario["flows"].values():

@@ -19,6 +19,7 @@ from typing import Any
 
 import jsonschema
 
+from experiments import mobility
 from experiments.config import ConfigError, axes_of, check_scenario, describe_error, schema, unshared
 from experiments.readings import BASELINE, QUEUES, Reading, reading_axes
 from experiments.runkey import KEY_LENGTH, canonical_json
@@ -121,9 +122,44 @@ def start_times(start: Any, count: int, rng: random.Random) -> list[float]:
     return [start] * count
 
 
-def resolve_flows(groups: dict, seed: int, edge_link: dict, queues: dict) -> list[dict]:
-    """Flow groups to numbered flows. Random start times come from the run's seed, group by group in file order."""
+def flow_endpoints(endpoints: Any, count: int, nodes: int, rng: random.Random) -> list[dict]:
+    """Each wireless flow's source_node and sink_node: fixed ([s, d], -1 the last node) or random (ordered pairs of
+    two different nodes, uniform)."""
+    if endpoints == "random":
+        pairs = []
+        for _ in range(count):
+            source = int(rng.random() * nodes)
+            sink = int(rng.random() * (nodes - 1))
+            pairs.append((source, sink + (sink >= source)))  # uniform over the other nodes
+    else:
+        pairs = [tuple(nodes - 1 if end == -1 else end for end in endpoints)] * count
+    return [{"source_node": source, "sink_node": sink} for source, sink in pairs]
+
+
+def resolve_tracks(topology: dict, duration: float, seed: int) -> list[dict]:
+    """A wireless topology's node tracks (initial positions and setdest moves), from its placement."""
+    placement, nodes, (max_x, max_y) = topology["placement"], topology["nodes"], topology["area"]
+    if "line" in placement:
+        line = placement["line"]
+        return mobility.line(nodes, line["spacing"], y=line.get("y", max_y / 2), x0=line.get("x0", 0))
+    model = placement["random_waypoint"]
+    return mobility.random_waypoint(nodes, (max_x, max_y), model["max_speed"], duration, f"mobility:{seed}",
+                                    pause=model.get("pause", 0), min_speed=model.get("min_speed", 0))  # fmt: skip
+
+
+def resolve_wireless(topology: dict, duration: float, seed: int) -> dict:
+    """params.json's wireless topology: the placement resolved into tracks."""
+    resolved = {key: copy.deepcopy(value) for key, value in topology.items() if key not in ("nodes", "placement")}
+    resolved["mac"] = _ns_object(topology.get("mac", {"class": "Mac/802_11"}))
+    resolved["tracks"] = resolve_tracks(topology, duration, seed)
+    return resolved
+
+
+def resolve_flows(groups: dict, seed: int, edge_link: dict | None, queues: dict, nodes: int = 0) -> list[dict]:
+    """Flow groups to numbered flows. Random start times come from the run's seed, group by group in file order;
+    random wireless endpoints from a stream of their own, so that they leave the start times unchanged."""
     rng = random.Random(seed)
+    ends_rng = random.Random(f"endpoints:{seed}")
     flows = []
     for name, group in groups.items():
         roles = {"agent": None, "sink": _ns_object(group["sink"])}
@@ -139,7 +175,11 @@ def resolve_flows(groups: dict, seed: int, edge_link: dict, queues: dict) -> lis
             link = {**edge_link, **group["edge_link"]}
             link["queue"] = resolve_queue(link["queue"], queues)
             placement["edge_link"] = link
-        for start in start_times(group["start"], group["count"], rng):
+        starts = start_times(group["start"], group["count"], rng)
+        ends = [{}] * len(starts)
+        if "endpoints" in group:
+            ends = flow_endpoints(group["endpoints"], group["count"], nodes, ends_rng)
+        for start, end in zip(starts, ends, strict=True):
             flows.append(
                 {
                     "fid": len(flows) + 1,
@@ -148,6 +188,7 @@ def resolve_flows(groups: dict, seed: int, edge_link: dict, queues: dict) -> lis
                     "start": start,
                     **copy.deepcopy({**roles, "agent": agent}),
                     **copy.deepcopy(placement),
+                    **end,
                 }
             )
     return flows
@@ -174,19 +215,24 @@ def _validate_scenario(scenario: dict, queues: dict, where: str, source: Path) -
 def resolve_params(exp: dict, seed: int, scenario: dict, queues: dict) -> dict:
     """A run's params.json. It names nothing (no paper, experiment, level label or reading): a run's key hashes
     what changes its bytes, so renaming a level or moving an experiment to another file re-simulates nothing."""
-    topology = copy.deepcopy(scenario["topology"])
-    edge_queue = topology["edge_link"].get("queue", {"class": "Queue/DropTail"})
-    topology["edge_link"]["queue"] = resolve_queue(edge_queue, queues)
-    for link in topology.get("core_links", []):
-        if "queue" in link:
-            link["queue"] = resolve_queue(link["queue"], queues)
+    nodes = 0
+    if scenario["topology"]["kind"] == "wireless":
+        topology = resolve_wireless(scenario["topology"], float(exp["duration"]), seed)
+        nodes = len(topology["tracks"])
+    else:
+        topology = copy.deepcopy(scenario["topology"])
+        edge_queue = topology["edge_link"].get("queue", {"class": "Queue/DropTail"})
+        topology["edge_link"]["queue"] = resolve_queue(edge_queue, queues)
+        for link in topology.get("core_links", []):
+            if "queue" in link:
+                link["queue"] = resolve_queue(link["queue"], queues)
     return {
         "schema": PARAMS_SCHEMA,
         "seed": seed,
         "duration": float(exp["duration"]),
         "topology": topology,
         "core_queue": resolve_queue(scenario["core_queue"], queues),
-        "flows": resolve_flows(scenario["flows"], seed, topology["edge_link"], queues),
+        "flows": resolve_flows(scenario["flows"], seed, topology.get("edge_link"), queues, nodes),
         "monitors": copy.deepcopy(scenario["monitors"]),
         **(
             {"core_reverse_queue": resolve_queue(scenario["core_reverse_queue"], queues)}

@@ -21,12 +21,16 @@ PACKET_TRACE = "packet_trace"  # monitors.packet_trace true (the default): table
 TCP_FLOWS = "tcp_flows"  # a flow group of kind ftp: flows.tsv
 HTTP_FLOWS = "http_flows"  # a flow group of kind http: objects.tsv
 CORE_LOG = "core_log"  # monitors.core_log: core_bins.tsv, core_drops.tsv, core_delays.tsv
+WIRELESS = "wireless"  # topology kind wireless: drops.tr
 NEEDS = {
     PACKET_TRACE: "the packet trace (`monitors.packet_trace` true, the default)",
     TCP_FLOWS: "TCP flows (a flow group of kind ftp: flows.tsv)",
     HTTP_FLOWS: "http flows (a flow group of kind http: objects.tsv)",
     CORE_LOG: "`monitors.core_log`",
+    WIRELESS: "a wireless topology (drops.tr)",
 }
+# Causes of wireless_drops_<cause> (must equal metrics.WIRELESS_DROP_CAUSES; a test checks).
+WIRELESS_DROP_CAUSES = ("queue", "route", "mac", "arp", "other")
 
 # Must equal metrics.CORE_VAR_WINDOWS_S and metrics.HINT_LEVELS (a test checks); kept here so that
 # validating a file does not import pandas.
@@ -239,6 +243,15 @@ _OTHER_METRICS = [
            "packets of the first flow of each group", _CORE),
     Metric("core_delay_s_p90", (ALL, GROUP, FLOW), "s", "90th percentile of the same", _CORE),
     Metric("core_delay_s_p99", (ALL, GROUP, FLOW), "s", "99th percentile of the same", _CORE),
+    Metric("wireless_drops_<cause>", (ALL,), "packets",
+           "TCP data packets (drops.tr type tcp) the nodes dropped within [warmup, duration], by cause: queue (an "
+           "interface queue full: layer IFQ, reason ---), route (the routing agent: no route, a link-layer failure "
+           "callback, TTL, loop; packets purged from the queue for a broken link), mac (the MAC layer), arp (ARP's "
+           "one-packet buffer), other", (WIRELESS,),
+           rf"wireless_drops_({'|'.join(WIRELESS_DROP_CAUSES)})"),
+    Metric("wireless_drops_queue_pct", (ALL,), "%",
+           "wireless_drops_queue / all TCP data drops x 100 (nan without drops): the share of losses a congested "
+           "queue caused, against route breaks and the radio", (WIRELESS,)),
 ]  # fmt: skip
 
 METRICS: tuple[Metric, ...] = (*_link_metrics(), *_bottleneck_copies(_link_metrics()), *_OTHER_METRICS)

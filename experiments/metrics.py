@@ -151,6 +151,15 @@ Series, scope `all` and each group, one row per bin over the whole run [0, durat
 included, 0 in bins without events (t = bin start): core_drops_per_s (drops in the bin /
 interval) and core_utilization (bytes departed x 8 / (bandwidth x interval)).
 
+Wireless runs (topology kind wireless: drops.tr, the nodes' CMU drop lines), scope `all`, over the TCP
+data packets (type tcp) dropped within [warmup, duration]:
+  wireless_drops_<cause>    cause queue (an interface queue full: layer IFQ, reason ---), route (the
+                            routing agent: NRTE no route, CBK a link-layer failure, TTL, LOOP; and
+                            IFQ's FIL, packets purged for a broken link), mac
+                            (the MAC layer), arp (ARP's one-packet buffer), other
+  wireless_drops_queue_pct  queue / all of them x 100 (nan without drops)
+A wireless run has no core links: no link metrics.
+
 Percentiles (_p<q>, _median) are pandas' Series.quantile with its default linear
 interpolation (numpy's "linear" method: between the two nearest order statistics).
 """
@@ -174,6 +183,7 @@ HINT_LEVELS = range(1, 11)  # k of core_drop_hint_le<k>_pct
 OBJECT_DELAY_PERCENTILES = (70, 90, 95)  # q of object_delay_s_p<q> and object_delay_client_s_p<q>
 CONNECTION_SUFFIX = "_connection"  # goodput and fairness over [0, duration] instead of [warmup, duration]
 SINCE_START_SUFFIX = "_since_start"  # each flow's goodput from its own start to duration
+WIRELESS_DROP_CAUSES = ("queue", "route", "mac", "arp", "other")  # of wireless_drops_<cause>
 TCP_HEADER_BYTES = 40  # ns-2's tcpip_base_hdr_size_: a TCP packet this small carries no data
 _UNITS = {"": 1.0, "k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "g": 1e9, "G": 1e9}
 
@@ -296,8 +306,11 @@ def _link_series(link, samples, delays, capacity_bps, warmup, interval) -> list[
 
 
 def core_link_specs(params: dict) -> list[tuple[float, float]]:
-    """(bandwidth bit/s, propagation s) of each core link C0->C1, C1->C2, ..., `core_links` overrides applied."""
+    """(bandwidth bit/s, propagation s) of each core link C0->C1, C1->C2, ..., `core_links` overrides applied;
+    none in a wireless topology."""
     topology = params["topology"]
+    if topology["kind"] == "wireless":
+        return []
     n_links = int(topology.get("core_nodes", 2)) - 1
     overrides = topology.get("core_links") or [{}] * n_links
     links = [{**topology["core_link"], **override} for override in overrides]
@@ -812,6 +825,27 @@ def core_log_metrics(
     return rows, series
 
 
+def drop_cause(layer: pd.Series, reason: pd.Series) -> pd.Series:
+    """Each wireless drop's cause (WIRELESS_DROP_CAUSES) from its CMU trace layer and reason."""
+    cause = pd.Series("other", index=layer.index)
+    cause[layer == "MAC"] = "mac"
+    cause[layer == "RTR"] = "route"
+    cause[layer == "IFQ"] = "queue"  # an overflow's reason is "---" (Queue::drop gives none)
+    cause[(layer == "IFQ") & (reason == "FIL")] = "route"  # purged by the routing agent on a link break
+    cause[reason == "ARP"] = "arp"
+    return cause
+
+
+def wireless_drop_metrics(drops: pd.DataFrame, warmup: float, end: float) -> list[dict]:
+    """wireless_drops_<cause> and wireless_drops_queue_pct of the TCP data packets dropped in [warmup, end]."""
+    data = _in_window(drops, warmup, end)
+    data = data[data["ptype"] == "tcp"]
+    counts = drop_cause(data["layer"], data["reason"]).value_counts()
+    values = {f"wireless_drops_{cause}": float(counts.get(cause, 0)) for cause in WIRELESS_DROP_CAUSES}
+    values["wireless_drops_queue_pct"] = counts.get("queue", 0) / len(data) * 100 if len(data) else math.nan
+    return _rows("all", values)
+
+
 def _read(tables: Path, kind: str, columns: list[str] | None = None) -> pd.DataFrame | None:
     path = tables / f"{kind}.parquet"
     return pd.read_parquet(path, columns=columns) if path.is_file() else None
@@ -828,7 +862,7 @@ def run_metrics(
     params = json.loads((run_dir / "params.json").read_text())
     tables, end = run_dir / "tables", float(params["duration"])
     specs = core_link_specs(params)
-    capacity = specs[0][0]
+    capacity = specs[0][0] if specs else math.nan
     queue = pd.read_parquet(tables / "queue.parquet")
     hops = _read(tables, "hops", ["link", "size", "t_enqueue", "t_dequeue", "queue_delay", "dropped"])
     journeys = _read(tables, "journeys", ["fid", "ptype", "size", "t_enter", "t_exit", "delay", "dropped", "marked"])
@@ -854,6 +888,9 @@ def run_metrics(
     objects = _read(tables, "objects")  # all columns: tables of runs before ns2-patches/0008 have no `delivered`
     if objects is not None:
         rows += object_metrics(objects, flow_groups(params, objects["fid"].unique()), warmup, end)
+    wireless_drops = _read(tables, "wireless_drops", ["time", "layer", "reason", "ptype"])
+    if wireless_drops is not None:
+        rows += wireless_drop_metrics(wireless_drops, warmup, end)
     core_rows, core_series = core_log_metrics(tables, params, capacity, warmup, end)
     rows += core_rows
     rows += per_object_metrics(rows)

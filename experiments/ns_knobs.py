@@ -30,11 +30,13 @@ def cache_root() -> Path:
 
 
 class KnobCatalog:
-    """The classes under Queue, Agent, Application and ErrorModel of one ns binary, and the knobs of those asked."""
+    """The classes under Queue, Agent, Application, ErrorModel and Mac of one ns binary, and the knobs of those
+    asked."""
 
     def __init__(self, ns_binary: Path):
         self.ns_binary = Path(ns_binary)
-        self.cache = cache_root() / "knobs" / f"{sha256_file(self.ns_binary)}.json"
+        # Keyed by the script too: a script that asks about more classes must not read an older answer.
+        self.cache = cache_root() / "knobs" / f"{sha256_file(self.ns_binary)}-{sha256_file(SCRIPT)[:12]}.json"
         self.data = {"heritage": {}, "knobs": {}}
         if self.cache.is_file():
             with contextlib.suppress(ValueError):  # a damaged cache is asked again

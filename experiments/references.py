@@ -174,6 +174,9 @@ def _check_need(need: str, scope: str, scenario: dict, what: str, path: Path) ->
     monitors = scenario.get("monitors", {})
     if need == registry.PACKET_TRACE and not monitors.get("packet_trace", True):
         raise ConfigError(f"{path}: {what} needs {registry.NEEDS[need]}; the scenario has monitors.packet_trace false")
+    if need == registry.WIRELESS and scenario["topology"]["kind"] != "wireless":
+        kind = scenario["topology"]["kind"]
+        raise ConfigError(f"{path}: {what} needs {registry.NEEDS[need]}; the topology is {kind}")
     if need == registry.CORE_LOG and "core_log" not in monitors:
         raise ConfigError(f"{path}: {what} needs {registry.NEEDS[need]}; the scenario's monitors have no core_log")
     if need in _FLOW_KIND_OF_NEED:
@@ -195,6 +198,12 @@ def _check_need(need: str, scope: str, scenario: dict, what: str, path: Path) ->
 
 def check_artifact(artifact: dict, doc: dict, where: str, path: Path) -> None:
     exp_name = artifact["experiment"]
+    reference = artifact.get("reference")
+    if reference is not None and (reference not in doc["experiments"] or reference == exp_name):
+        raise ConfigError(
+            f"{path}: {where}.reference: '{reference}' is not another experiment of the file; "
+            f"known: {', '.join(e for e in doc['experiments'] if e != exp_name)}"
+        )
     experiment = doc["experiments"][exp_name]
     axes = axes_of(experiment)
     for key in ("x", "hue"):
@@ -267,8 +276,13 @@ def top_level_functions(source: Path) -> list[str]:
 # --- ns-2 classes and knobs ---------------------------------------------------
 
 
-def ns_objects(scenario: dict) -> list[tuple[str, dict, str, bool]]:
-    """(key path within the scenario, {class, knobs}, base class, base is abstract) of every inline ns object."""
+WIRELESS_QUEUE = "Queue/DropTail/PriQueue"  # a wireless node's interface queue (AODV and DSDV call its filter())
+
+
+def ns_objects(scenario: dict, queues: dict | None = None) -> list[tuple[str, dict, str, bool]]:
+    """(key path within the scenario, {class, knobs}, base class, base is abstract) of every inline ns object, and
+    on a wireless topology the named queue its core_queue names (`queues`: the file's), which must be an interface
+    queue there."""
     objects = []
 
     def queue(ref: Any, at: str) -> None:
@@ -276,9 +290,17 @@ def ns_objects(scenario: dict) -> list[tuple[str, dict, str, bool]]:
             objects.append((at, ref, "Queue", True))
 
     topology = scenario["topology"]
-    queue(scenario["core_queue"], "core_queue")
+    if topology["kind"] == "wireless":
+        ref = scenario["core_queue"]
+        spec = ref if isinstance(ref, dict) else (queues or {}).get(ref)
+        if spec is not None:
+            objects.append(("core_queue", spec, WIRELESS_QUEUE, False))
+    else:
+        queue(scenario["core_queue"], "core_queue")
     queue(scenario.get("core_reverse_queue"), "core_reverse_queue")
-    queue(topology["edge_link"].get("queue"), "topology.edge_link.queue")
+    queue(topology.get("edge_link", {}).get("queue"), "topology.edge_link.queue")
+    if "mac" in topology:
+        objects.append(("topology.mac", topology["mac"], "Mac/802_11", False))
     for index, link in enumerate(topology.get("core_links", [])):
         queue(link.get("queue"), f"topology.core_links.{index}.queue")
     if "sink_loss" in topology:
@@ -305,11 +327,12 @@ def check_knobs(doc: dict, path: Path, ns_binary: Path) -> None:
     checked = [(f"queues.{name}", spec, "Queue", True) for name, spec in doc.get("queues", {}).items()]
     for exp_name, experiment in doc["experiments"].items():
         base = f"experiments.{exp_name}"
-        checked += [(f"{base}.scenario.{at}", *rest) for at, *rest in ns_objects(experiment["scenario"])]
+        checked += [(f"{base}.scenario.{at}", *rest)
+                    for at, *rest in ns_objects(experiment["scenario"], doc.get("queues", {}))]  # fmt: skip
         matrix = {"product": {}, "zip": [], **experiment.get("matrix", {})}
         for cell in cells({**experiment, "matrix": matrix}):
             scenario, queues = apply_levels(experiment["scenario"], doc.get("queues", {}), [sets for *_, sets in cell])
-            objects = [(f"scenario.{at}", *rest) for at, *rest in ns_objects(scenario)]
+            objects = [(f"scenario.{at}", *rest) for at, *rest in ns_objects(scenario, queues)]
             objects += [(f"queues.{name}", spec, "Queue", True) for name, spec in queues.items()]
             for at, *rest in objects:
                 changing = [(axis, label) for axis, label, sets in cell if any(_touches(p, at) for p in sets)]
@@ -340,7 +363,7 @@ def _alternative_objects(doc: dict) -> list[tuple]:
                 assigned = reading.assignments_at({axis: label for axis, label, _ in cell})
                 levels = [sets for *_, sets in cell] + [assigned]
                 scenario, queues = apply_levels(experiment["scenario"], doc.get("queues", {}), levels)
-                objects = [(f"scenario.{at}", *rest) for at, *rest in ns_objects(scenario)]
+                objects = [(f"scenario.{at}", *rest) for at, *rest in ns_objects(scenario, queues)]
                 objects += [(f"queues.{name}", spec, "Queue", True) for name, spec in queues.items()]
                 for at, *rest in objects:
                     if any(_touches(p, at) for p in assigned):

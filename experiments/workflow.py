@@ -213,7 +213,11 @@ class Plan:
         artifact = self.artifact(paper, kind, artifact_id)
         tables = self.experiment_tables(results, paper, artifact["experiment"])
         module_file = Path(*artifact.get("module", f"figures.{paper}").split(".")).with_suffix(".py")
-        return [tables["metrics"], tables["series"], str(module_file), "figures/common.py"]
+        reference = []
+        if "reference" in artifact:
+            other = self.experiment_tables(results, paper, artifact["reference"])
+            reference = [other["metrics"], other["series"]]
+        return [tables["metrics"], tables["series"], *reference, str(module_file), "figures/common.py"]
 
     def artifact_outputs(self, results: str | Path) -> list[str]:
         outputs = []
@@ -373,6 +377,13 @@ def draw(plan: Plan, results: str | Path, paper: str, kind: str, artifact_id: st
     axes = config_mod.axes_of(plan.docs[paper]["experiments"][artifact["experiment"]])
     levels = {name: config_mod.level_labels(axis) for name, axis in axes.items()}
     data = ExperimentData.load(Path(results) / paper / artifact["experiment"], list(axes), levels)
+    if "reference" in artifact:
+        other = config_mod.axes_of(plan.docs[paper]["experiments"][artifact["reference"]])
+        data.reference = ExperimentData.load(
+            Path(results) / paper / artifact["reference"],
+            list(other),
+            {name: config_mod.level_labels(axis) for name, axis in other.items()},
+        )
     written = getattr(module, artifact["function"])(data, Path(results) / paper / kind / artifact_id, artifact)
     Path(log).write_text("".join(f"wrote {path}\n" for path in written))
     return written

@@ -65,6 +65,7 @@ class ExperimentData:
     levels: dict[str, list] = field(default_factory=dict)  # axis -> level labels, in file order
     params: dict = field(default_factory=dict)  # one run's params.json: the experiment's scenario
     directory: Path | None = None  # the experiment's results directory (runs.parquet, metrics.parquet, ...)
+    reference: ExperimentData | None = None  # the artifact's `reference` experiment, when it names one
 
     @classmethod
     def load(cls, directory: str | Path, axes: list[str] | None = None, levels: dict | None = None) -> ExperimentData:

@@ -18,6 +18,7 @@ from parsers.queue_monitor import read_queue_monitor
 from parsers.run_meta import LinkTable
 from parsers.tables import TSV_KINDS, write_table
 from parsers.tsv import read_tsv
+from parsers.wireless_drops import read_wireless_drops
 
 
 def read_params(run_dir: Path) -> dict[str, Any]:
@@ -71,7 +72,8 @@ def parse_run(
     Always `queue`; `journeys`, `hops` and `flow_sums` from packets.tr (one pass), which may be absent only when
     params.json says `monitors.packet_trace: false`; `flows` when the run has a flows.tsv; `objects` when it has an
     objects.tsv (http flows); `core_bins`, `core_drops` and `core_delays` when it has those files (monitors.core_log,
-    DESIGN.md section 5.4). The context defaults to `context_from_params(run_dir)`; keys of `context` override it.
+    DESIGN.md section 5.4); `wireless_drops` when it has a drops.tr (a wireless run). The context defaults
+    to `context_from_params(run_dir)`; keys of `context` override it.
     """
     run_dir, out_dir = Path(run_dir), Path(out_dir)
     context = {**context_from_params(run_dir), **(context or {})}
@@ -81,6 +83,8 @@ def parse_run(
     tables["queue"] = read_queue_monitor(run_dir / "queue_monitor.tsv")
     if (run_dir / "flows.tsv").is_file():
         tables["flows"] = read_flows(run_dir / "flows.tsv")
+    if (run_dir / "drops.tr").is_file():
+        tables["wireless_drops"] = read_wireless_drops(run_dir / "drops.tr")
     for kind in TSV_KINDS:
         if (run_dir / f"{kind}.tsv").is_file():
             tables[kind] = read_tsv(run_dir / f"{kind}.tsv", kind)

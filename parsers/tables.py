@@ -111,13 +111,24 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("delay", pa.float64()),
         ]
     ),
+    "wireless_drops": pa.schema(
+        [
+            ("time", pa.float64()),
+            ("node", pa.int32()),
+            ("layer", pa.string()),
+            ("reason", pa.string()),
+            ("uid", pa.int64()),
+            ("ptype", pa.string()),
+            ("size", pa.int32()),
+        ]
+    ),
 }
 # Columns of the TSV files that may be missing: `nan` there is read as null (DESIGN.md section 6).
 NULLABLE: dict[str, tuple[str, ...]] = {"objects": ("end", "delivered")}
 TRACE_KINDS = ("journeys", "hops", "flow_sums")  # the tables read from packets.tr
 TSV_KINDS = ("objects", "core_bins", "core_drops", "core_delays")  # read from <kind>.tsv when the run has one
 # The raw outputs a run's tables hold all of: deleted once parsed unless the workflow keeps them (DESIGN.md §1).
-RAW_OUTPUTS = ("packets.tr", "queue_monitor.tsv", "flows.tsv", *(f"{kind}.tsv" for kind in TSV_KINDS))
+RAW_OUTPUTS = ("packets.tr", "queue_monitor.tsv", "flows.tsv", "drops.tr", *(f"{kind}.tsv" for kind in TSV_KINDS))
 # zstd with the float columns byte-stream-split: a third smaller than snappy on the per-packet tables
 # (bench/run_disk.py), read back identically.
 COMPRESSION = "zstd"

@@ -6,16 +6,17 @@
 # monitors.packet_trace is false), queue_monitor.tsv and, when the run has TCP
 # flows, flows.tsv, with http flows objects.tsv, and with monitors.core_log
 # core_bins.tsv, core_drops.tsv and core_delays.tsv into <run dir>. A bad parameter gives one line on stderr
-# and exit status 3, before any output file exists.
+# and exit status 3, before any output file exists. A wireless run (topology
+# kind wireless) also writes drops.tr, the CMU drop lines of its nodes.
 
 set lib [file join [file dirname [file normalize [info script]]] lib]
-foreach part {params queues topology traffic http monitors meta} {
+foreach part {params queues topology wireless traffic http monitors meta} {
     source [file join $lib $part.tcl]
 }
 
 namespace eval repro {
     variable OUTPUTS {meta.json packets.tr queue_monitor.tsv flows.tsv objects.tsv
-                      core_bins.tsv core_drops.tsv core_delays.tsv}
+                      core_bins.tsv core_drops.tsv core_delays.tsv drops.tr}
 }
 
 proc repro::main {run_dir} {
@@ -43,11 +44,28 @@ proc repro::main {run_dir} {
         set packet_trace [expr {$packet_trace eq "true"}]
     }
 
+    set wireless [is_wireless $params]
+    if {$wireless && $packet_trace} {
+        fail monitors.packet_trace "a wireless run has no wired packet trace" \
+            "false (its drops go to drops.tr, its flows to flows.tsv)"
+    }
+
     set ns [new Simulator]
-    # Pareto sources, RED and PI draw from the default RNG.
+    # Pareto sources, RED and PI, and 802.11's backoff draw from the default RNG.
     $::defaultRNG seed $seed
-    build_core $ns $params
-    build_flows $ns $params $duration
+    set drops ""
+    if {$wireless} {
+        # Everything is checked before the first mobile node: ns-2 prints a line then.
+        check_wireless $params
+        build_flows $ns $params $duration
+        # ns-2 needs the trace channel before the first mobile node.
+        set drops [open [file join $run_dir drops.tr] w]
+        build_wireless $ns $drops
+    } else {
+        build_core $ns $params
+        build_flows $ns $params $duration
+    }
+    place_flows $ns
 
     # Every parameter has been applied: only now do output files appear.
     set trace ""
@@ -75,7 +93,7 @@ proc repro::main {run_dir} {
     # The last sample halts the run at duration.
     start_samples $ns $tsv $flows_tsv $interval $duration
     $ns run
-    foreach channel [list $trace $tsv $flows_tsv $objects {*}[core_log_channels]] {
+    foreach channel [list $trace $tsv $flows_tsv $objects $drops {*}[core_log_channels]] {
         if {$channel ne ""} {
             close $channel
         }

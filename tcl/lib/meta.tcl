@@ -12,6 +12,10 @@ proc repro::write_meta {file} {
     variable core_reverse_queues
     variable edge_queue
     variable sink_loss_model
+    variable wireless_routing
+    variable wireless_nodes
+    variable wireless_macs
+    variable wireless_ifqs
     json::write indented 1
     json::write aligned 0
 
@@ -58,8 +62,18 @@ proc repro::write_meta {file} {
         lappend reverse_list [knobs_json $q]
     }
     set extra {}
+    if {$edge_queue ne ""} {
+        lappend extra edge_queue [knobs_json $edge_queue]
+    }
     if {[info exists sink_loss_model]} {
         lappend extra sink_loss [knobs_json $sink_loss_model]
+    }
+    set wireless {}
+    if {$wireless_routing ne ""} {
+        # The nodes are alike: node 0's MAC and IFQ stand for all.
+        lappend wireless wireless [json::write object \
+            nodes [llength $wireless_nodes] routing [json::write string $wireless_routing] \
+            mac [knobs_json [lindex $wireless_macs 0]] ifq [knobs_json [lindex $wireless_ifqs 0]]]
     }
     set json [json::write object \
         schema [json::write string ns2-repro/run-meta/1] \
@@ -68,12 +82,12 @@ proc repro::write_meta {file} {
             sources [json::write object {*}$sources] \
             sinks [json::write object {*}$sinks]] \
         links [json::write array {*}$link_list] \
+        {*}$wireless \
         flows [json::write array {*}$flow_list] \
         knobs [json::write object \
             core_queue [knobs_json $core_queue] \
             core_queues [json::write array {*}$queue_list] \
             core_reverse_queues [json::write array {*}$reverse_list] \
-            edge_queue [knobs_json $edge_queue] \
             {*}$extra \
             flows [json::write object {*}$flow_knobs]]]
     set fh [open $file w]

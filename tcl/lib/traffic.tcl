@@ -19,6 +19,10 @@ namespace eval repro {
     variable flows {}   ;# one dict per flow: fid kind start src dst agent sink app
 }
 
+# Checks every flow and makes its agents with their knobs; place_flows then puts
+# them on nodes. Two steps so that a wireless run's flows are checked before its
+# first node exists (ns-2 prints a line of its own then, after which a bad
+# parameter would no longer be the one line on stderr).
 proc repro::build_flows {ns params duration} {
     set list [dict get $params flows]
     if {![string is list $list] || [llength $list] == 0} {
@@ -31,13 +35,42 @@ proc repro::build_flows {ns params duration} {
     }
 }
 
+# Each flow's source and sink node (made with their edge links on a wired
+# topology, two of the mobile nodes on a wireless one), its agents attached and
+# connected.
+proc repro::place_flows {ns} {
+    variable flows
+    variable wireless_nodes
+    set placed {}
+    foreach flow $flows {
+        set place [dict get $flow place]
+        if {[lindex $place 0] eq "wireless"} {
+            lassign $place - source sink
+            set src [lindex $wireless_nodes $source]
+            set dst [lindex $wireless_nodes $sink]
+        } else {
+            lassign $place - enter leave link link_where
+            lassign [add_flow_nodes $ns [dict get $flow fid] $enter $leave $link $link_where] src dst
+        }
+        if {[dict get $flow kind] ne "http"} {
+            # http flows attach an agent pair per object (http.tcl).
+            $ns attach-agent $src [dict get $flow agent]
+            $ns attach-agent $dst [dict get $flow sink]
+            $ns connect [dict get $flow agent] [dict get $flow sink]
+            [dict get $flow app] attach-agent [dict get $flow agent]
+        }
+        lappend placed [dict merge $flow [dict create src $src dst $dst]]
+    }
+    set flows $placed
+}
+
 proc repro::build_flow {ns flow where duration} {
     variable FLOW_KINDS
     variable ATTACHED
     variable flows
     variable core
-    variable edge_link
-    check_fields $flow $where {fid kind start agent sink} {app group enter leave edge_link http}
+    check_fields $flow $where {fid kind start agent sink} \
+        {app group enter leave edge_link http source_node sink_node}
     set fid [need_number $flow $where fid ">= 1" 1]
     foreach other $flows {
         if {[dict get $other fid] == $fid} {
@@ -76,7 +109,50 @@ proc repro::build_flow {ns flow where duration} {
         set http [need_http $flow $where.http]
     }
 
-    # The core routers it enters and leaves at, by default the first and last.
+    if {[llength $core] == 0} {
+        set place [wireless_place $flow $where]
+    } else {
+        set place [wired_place $flow $where]
+    }
+    set group [expr {[dict exists $flow group] ? [dict get $flow group] : ""}]
+
+    if {$kind eq "http"} {
+        # The objects' agents are made one per object (http.tcl); these unattached
+        # templates check the knobs now and show them in meta.json.
+        set agent [create $spec(agent) $where.agent]
+        apply_knobs $agent $spec(agent) $where.agent [http_reserved]
+        $agent set fid_ $fid
+        set sink [create $spec(sink) $where.sink]
+        apply_knobs $sink $spec(sink) $where.sink $ATTACHED
+        lappend flows [dict create fid $fid kind $kind start $start place $place src "" dst "" \
+                           agent $agent sink $sink app "" group $group \
+                           http [dict merge $http [dict create agent_spec $spec(agent) sink_spec $spec(sink)]]]
+        return
+    }
+    set agent [create $spec(agent) $where.agent]
+    set reserved [dict merge $ATTACHED {fid_ "it is the flow's fid" class_ "it is fid_ under another name"}]
+    apply_knobs $agent $spec(agent) $where.agent $reserved
+    # fid_ is the flow id in the traces.
+    $agent set fid_ $fid
+    set sink [create $spec(sink) $where.sink]
+    apply_knobs $sink $spec(sink) $where.sink $ATTACHED
+    set app [create $spec(app) $where.app]
+    apply_knobs $app $spec(app) $where.app
+    lappend flows [dict create fid $fid kind $kind start $start place $place src "" dst "" \
+                       agent $agent sink $sink app $app group $group]
+}
+
+# Where a wired flow's source and sink go: {wired enter leave link link_where},
+# the core routers it enters and leaves at (by default the first and the last)
+# and its edge link.
+proc repro::wired_place {flow where} {
+    variable core
+    variable edge_link
+    foreach key {source_node sink_node} {
+        if {[dict exists $flow $key]} {
+            fail $where.$key "not a field of a flow on a wired topology" "enter, leave (core routers)"
+        }
+    }
     set last [expr {[llength $core] - 1}]
     set enter 0
     set leave $last
@@ -97,37 +173,28 @@ proc repro::build_flow {ns flow where duration} {
         set link [need_edge_link $flow $where edge_link]
         set link_where $where.edge_link
     }
-    set group [expr {[dict exists $flow group] ? [dict get $flow group] : ""}]
+    return [list wired $enter $leave $link $link_where]
+}
 
-    lassign [add_flow_nodes $ns $fid $enter $leave $link $link_where] src dst
-    if {$kind eq "http"} {
-        # The objects' agents are made one per object (http.tcl); these unattached
-        # templates check the knobs now and show them in meta.json.
-        set agent [create $spec(agent) $where.agent]
-        apply_knobs $agent $spec(agent) $where.agent [http_reserved]
-        $agent set fid_ $fid
-        set sink [create $spec(sink) $where.sink]
-        apply_knobs $sink $spec(sink) $where.sink $ATTACHED
-        lappend flows [dict create fid $fid kind $kind start $start src $src dst $dst \
-                           agent $agent sink $sink app "" group $group \
-                           http [dict merge $http [dict create agent_spec $spec(agent) sink_spec $spec(sink)]]]
-        return
+# Where a wireless flow's source and sink go: {wireless source sink}, two of the
+# mobile nodes (by number; they need not exist yet).
+proc repro::wireless_place {flow where} {
+    foreach key {enter leave edge_link} {
+        if {[dict exists $flow $key]} {
+            fail $where.$key "not a field of a flow on a wireless topology" "source_node, sink_node"
+        }
     }
-    set agent [create $spec(agent) $where.agent]
-    set reserved [dict merge $ATTACHED {fid_ "it is the flow's fid" class_ "it is fid_ under another name"}]
-    apply_knobs $agent $spec(agent) $where.agent $reserved
-    # fid_ is the flow id in the traces.
-    $agent set fid_ $fid
-    $ns attach-agent $src $agent
-    set sink [create $spec(sink) $where.sink]
-    apply_knobs $sink $spec(sink) $where.sink $ATTACHED
-    $ns attach-agent $dst $sink
-    $ns connect $agent $sink
-    set app [create $spec(app) $where.app]
-    apply_knobs $app $spec(app) $where.app
-    $app attach-agent $agent
-    lappend flows [dict create fid $fid kind $kind start $start src $src dst $dst \
-                       agent $agent sink $sink app $app group $group]
+    foreach key {source_node sink_node} {
+        if {![dict exists $flow $key]} {
+            fail $where.$key "missing required field" "a flow on a wireless topology names its two nodes"
+        }
+    }
+    set src [wireless_node $flow $where source_node]
+    set dst [wireless_node $flow $where sink_node]
+    if {$src == $dst} {
+        fail $where "source_node and sink_node are the same node" "two different nodes"
+    }
+    return [list wireless $src $dst]
 }
 
 proc repro::create {spec where} {

@@ -43,16 +43,40 @@ EVERYTHING = {
         }
     },
 }  # fmt: skip
+# The wireless topology's table (drops.tr): six random-waypoint nodes, interface queues of 5 packets, TCP flows
+# between random pairs and node 0 -> the last node.
+WIRELESS = {
+    "paper": "registry",
+    "queues": {"IFQ": {"class": "Queue/DropTail/PriQueue", "knobs": {"limit_": 5}}},
+    "experiments": {
+        "adhoc": {
+            "scenario": {
+                "topology": {"kind": "wireless", "nodes": 6, "area": [600, 600],
+                             "placement": {"random_waypoint": {"max_speed": 10}},
+                             "mac": {"class": "Mac/802_11", "knobs": {"dataRate_": "2Mb"}}},
+                "core_queue": "IFQ",
+                "flows": {
+                    "fixed": {"kind": "ftp", "endpoints": [0, -1], "agent": {"class": "Agent/TCP/Newreno"},
+                              "sink": {"class": "Agent/TCPSink"}},
+                    "random": {"kind": "ftp", "count": 4, "endpoints": "random",
+                               "agent": {"class": "Agent/TCP/Newreno"}, "sink": {"class": "Agent/TCPSink"}},
+                },
+                "monitors": {"packet_trace": False, "queue_sample_interval": 1.0},
+            },
+            "duration": 30,
+            "warmup": 1,
+            "seeds": {"count": 1},
+        }
+    },
+}  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def real_run(ns_binary, tmp_path_factory) -> Path:
-    """One run of the pipeline's own driver on params.json made from EVERYTHING, parsed to its tables."""
+def simulate(doc: dict, ns_binary: Path, work: Path) -> Path:
+    """One run of the pipeline's own driver on params.json made from doc's only cell, parsed to its tables."""
     from parsers import parse_run
 
-    work = tmp_path_factory.mktemp("registry")
-    source = work / "everything.yaml"
-    source.write_text(yaml.safe_dump(EVERYTHING))
+    source = work / "experiments.yaml"
+    source.write_text(yaml.safe_dump(doc))
     (run,) = matrix.expand(config.load(source), source)
     directory = work / "run"
     directory.mkdir()
@@ -62,12 +86,24 @@ def real_run(ns_binary, tmp_path_factory) -> Path:
     return directory
 
 
+@pytest.fixture(scope="module")
+def real_run(ns_binary, tmp_path_factory) -> Path:
+    """EVERYTHING's run."""
+    return simulate(EVERYTHING, ns_binary, tmp_path_factory.mktemp("registry"))
+
+
+@pytest.fixture(scope="module")
+def wireless_run(ns_binary, tmp_path_factory) -> Path:
+    """WIRELESS's run."""
+    return simulate(WIRELESS, ns_binary, tmp_path_factory.mktemp("registry_wireless"))
+
+
 @pytest.fixture
-def produced(real_run, untraced_run, core_log_run) -> pd.DataFrame:  # noqa: F811
-    """(scope, metric) of every metrics row of the three runs."""
+def produced(real_run, wireless_run, untraced_run, core_log_run) -> pd.DataFrame:  # noqa: F811
+    """(scope, metric) of every metrics row of the four runs."""
     frames = [
         metrics.run_metrics(run, warmup=1.0, queue_thresholds=(1000,))[0]
-        for run in (real_run, untraced_run, core_log_run)
+        for run in (real_run, wireless_run, untraced_run, core_log_run)
     ]
     return pd.concat(frames, ignore_index=True)[["scope", "metric"]].drop_duplicates()
 
@@ -97,7 +133,17 @@ def test_the_real_run_has_every_member_of_each_patterned_family(real_run):
     assert "core_drops_per_s_var@0-100" in names
 
 
+def test_the_wireless_run_has_every_cause_and_no_link_metric(wireless_run):
+    rows = metrics.run_metrics(wireless_run, warmup=1.0, queue_thresholds=(1000,))[0]
+    names = set(rows["metric"])
+    assert {f"wireless_drops_{cause}" for cause in metrics.WIRELESS_DROP_CAUSES} <= names
+    assert "wireless_drops_queue_pct" in names and "goodput_Bps" in names
+    assert not [m for m in names if lookup(m).needs and metric_registry.PACKET_TRACE in lookup(m).needs]
+    assert set(rows["scope"]) <= {"all", "group:fixed", "group:random"} | {f"flow{fid}" for fid in range(1, 6)}
+
+
 def test_the_registry_s_constants_are_those_of_metrics_py():
+    assert metric_registry.WIRELESS_DROP_CAUSES == metrics.WIRELESS_DROP_CAUSES
     assert metric_registry.CORE_VAR_WINDOWS_S == metrics.CORE_VAR_WINDOWS_S
     assert list(metric_registry.HINT_LEVELS) == list(metrics.HINT_LEVELS)
     assert metric_registry.OBJECT_DELAY_PERCENTILES == metrics.OBJECT_DELAY_PERCENTILES
@@ -119,13 +165,17 @@ def test_names_are_unique_and_no_two_entries_claim_one_name():
         ("core_drop_hint_le10_pct", "core_drop_hint_le<k>_pct"),
         ("object_delay_s_p90", "object_delay_s_p<q>"),
         ("bottleneck_queue_osc_hz", "bottleneck_queue_osc_hz"),
+        ("wireless_drops_route", "wireless_drops_<cause>"),
+        ("wireless_drops_queue_pct", "wireless_drops_queue_pct"),
     ],
 )
 def test_lookup_finds_the_family(name, entry):
     assert lookup(name).name == entry
 
 
-@pytest.mark.parametrize("name", ["core_drop_hint_le11_pct", "core_drop_hint_le0_pct", "object_delay_s_p50", "nope"])
+@pytest.mark.parametrize(
+    "name", ["core_drop_hint_le11_pct", "core_drop_hint_le0_pct", "object_delay_s_p50", "wireless_drops_ttl", "nope"]
+)
 def test_lookup_refuses_names_outside_a_family(name):
     assert lookup(name) is None
 

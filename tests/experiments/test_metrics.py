@@ -417,7 +417,7 @@ def test_each_core_link_s_utilization_is_against_its_own_capacity():
     rows, _ = link_metrics(two, None, capacity_bps=[1e6, 2e6], warmup=0.0, interval=1.0)
     assert as_dict(rows, "core0")["utilization_pct"] == pytest.approx(90.0)
     assert as_dict(rows, "core1")["utilization_pct"] == pytest.approx(45.0)
-    params = {"topology": {"core_nodes": 3, "core_link": {"bandwidth": "10Mb", "delay": "10ms"},
+    params = {"topology": {"kind": "chain", "core_nodes": 3, "core_link": {"bandwidth": "10Mb", "delay": "10ms"},
                            "core_links": [{"bandwidth": "5Mb"}, {}]}}  # fmt: skip
     assert metrics.core_link_specs(params) == [(5e6, 0.01), (1e7, 0.01)]
 

@@ -40,6 +40,8 @@ CORE_LOG = {
     "core_drops": ("time\tfid\tseqno\tsize\thint\tqlen\n", "0.050000000\t1\t7\t1040\t2.5\t20\n"),
     "core_delays": ("time\tfid\tseqno\tdelay\n", "0.060000000\t1\t2\t0.031000000\n"),
 }
+# A wired run has every table but wireless_drops (drops.tr: wireless runs only, tests/parsers/test_wireless_drops.py).
+WIRED_KINDS = [kind for kind in KINDS if kind != "wireless_drops"]
 
 
 @pytest.fixture
@@ -138,7 +140,7 @@ def test_missing_context_key_is_an_error():
 
 def test_parse_run_writes_every_table_with_metadata(run_dir, tmp_path):
     written = parse_run(run_dir, tmp_path / "out")  # context from params.json and the directory name
-    assert sorted(written) == sorted(KINDS)
+    assert sorted(written) == sorted(WIRED_KINDS)
     for kind, path in written.items():
         assert path == tmp_path / "out" / f"{kind}.parquet"
         table = pq.read_table(path)
@@ -149,7 +151,7 @@ def test_parse_run_writes_every_table_with_metadata(run_dir, tmp_path):
         assert json.loads(meta[b"ns2repro.context"]) == {"labels": {}, "seed": 3, "run_key": "abc123"}
         assert table.column_names == ["seed", "run_key", *SCHEMAS[kind].names]
         assert set(table["run_key"].to_pylist()) <= {"abc123"}
-    rows = {kind: pq.read_table(written[kind]).num_rows for kind in KINDS}
+    rows = {kind: pq.read_table(written[kind]).num_rows for kind in WIRED_KINDS}
     assert rows == {"journeys": 5, "hops": 4, "queue": 2, "flow_sums": 8, "flows": 3, "objects": 1} | {
         kind: 1 for kind in CORE_LOG
     }
@@ -179,7 +181,7 @@ def test_empty_run_gives_empty_typed_tables(run_dir, tmp_path):
     for kind, (header, _) in CORE_LOG.items():
         (run_dir / f"{kind}.tsv").write_text(header)
     written = parse_run(run_dir, tmp_path / "out", CONTEXT)
-    assert sorted(written) == sorted(KINDS)
+    assert sorted(written) == sorted(WIRED_KINDS)
     for kind, path in written.items():
         table = pq.read_table(path)
         assert table.num_rows == 0

@@ -1,0 +1,321 @@
+"""The driver's wireless topology (DESIGN.md §2-4.1, tcl/lib/wireless.tcl): 802.11 nodes on a flat grid, each a
+router of an ad hoc routing protocol with an interface queue of class core_queue; flows between two of them.
+
+Every run is a static line of 4 nodes at y = 250 in a 1000 x 500 m grid, 200 m apart (ns-2's default radio reaches
+250 m: only neighbours hear each other, so node 0 -> node 3 is 3 hops), AODV, and one NewReno transfer from node 0
+to node 3 from time 0, for 20 s. ns-2's wireless code prints a few lines of its own on stdout and stderr in normal
+operation (DESIGN.md §2: god's node count, the channel's carrier-sense distance), so runs are not checked for
+silence; a bad parameter must still give one line on stderr (DESIGN.md §1).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from parsers.wireless_drops import read_wireless_drops
+
+DRIVER = Path(__file__).resolve().parents[2] / "tcl" / "driver.tcl"
+OUTPUTS = ["meta.json", "queue_monitor.tsv", "flows.tsv", "drops.tr"]
+# Every file the driver may write (tcl/driver.tcl's OUTPUTS): none may survive a refused run.
+ALL_OUTPUTS = [*OUTPUTS, "packets.tr", "objects.tsv", "core_bins.tsv", "core_drops.tsv", "core_delays.tsv"]
+FLOWS_HEADER = "time\tfid\tdelivered_bytes\tcwnd\tssthresh\tretransmits"
+QUEUE_HEADER = (
+    "time\tlink\tsize_bytes\tsize_packets\tarrivals_packets\tarrivals_bytes"
+    "\tdepartures_packets\tdepartures_bytes\tdrops_packets\tdrops_bytes\n"
+)
+PACKET = 512  # the TCP agent's packetSize_
+TCP = {
+    "fid": 1,
+    "kind": "ftp",
+    "start": 0.0,
+    "source_node": 0,
+    "sink_node": 3,
+    "agent": {"class": "Agent/TCP/Newreno", "knobs": {"packetSize_": PACKET, "window_": 32}},
+    "sink": {"class": "Agent/TCPSink", "knobs": {}},
+    "app": {"class": "Application/FTP", "knobs": {}},
+}
+
+
+def line_params(spacing: float = 200.0, nodes: int = 4, seed: int = 1, duration: float = 20.0, **topology) -> dict:
+    """A static line of `nodes` nodes `spacing` m apart from x = 10, y = 250; one NewReno flow 0 -> 3."""
+    return {
+        "schema": "ns2-repro/run-params/2",
+        "seed": seed,
+        "duration": duration,
+        "topology": {
+            "kind": "wireless",
+            "area": [1000, 500],
+            "tracks": [{"x": 10 + spacing * i, "y": 250, "moves": []} for i in range(nodes)],
+            "routing": "AODV",
+            "mac": {"class": "Mac/802_11", "knobs": {"dataRate_": "2Mb"}},
+            "radio_range": 250,
+            **topology,
+        },
+        "core_queue": {"class": "Queue/DropTail/PriQueue", "knobs": {"limit_": 50}},
+        "flows": [copy.deepcopy(TCP)],
+        "monitors": {"queue_sample_interval": 1.0, "packet_trace": False},
+    }
+
+
+def run(ns_binary: Path, params: dict, run_dir: Path) -> subprocess.CompletedProcess:
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "params.json").write_text(json.dumps(params, indent=2))
+    return subprocess.run([str(ns_binary), str(DRIVER), str(run_dir)], capture_output=True, text=True, timeout=300)
+
+
+def ran(result: subprocess.CompletedProcess) -> None:
+    assert result.returncode == 0, result.stderr
+    assert "ns2-repro" not in result.stderr, result.stderr
+
+
+def read_flows(run_dir: Path) -> list[dict]:
+    lines = (run_dir / "flows.tsv").read_text().splitlines()
+    assert lines[0] == FLOWS_HEADER
+    return [dict(zip(lines[0].split("\t"), line.split("\t"), strict=True)) for line in lines[1:]]
+
+
+def delivered(run_dir: Path) -> list[int]:
+    return [int(row["delivered_bytes"]) for row in read_flows(run_dir)]
+
+
+def read_meta(run_dir: Path) -> dict:
+    return json.loads((run_dir / "meta.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def line_run(ns_binary, tmp_path_factory) -> Path:
+    """The 3-hop AODV line with MAC dataRate_ 2Mb, shared by the read-only tests."""
+    run_dir = tmp_path_factory.mktemp("wireless") / "run"
+    ran(run(ns_binary, line_params(), run_dir))
+    return run_dir
+
+
+@pytest.fixture
+def run_in(ns_binary, tmp_path):
+    """run_in(params, name="run") -> (CompletedProcess, run dir)."""
+
+    def _run(params: dict, name: str = "run"):
+        return run(ns_binary, params, tmp_path / name), tmp_path / name
+
+    return _run
+
+
+# ---- one shared run ----
+
+
+def test_a_wireless_run_writes_drops_tr_and_no_packet_trace(line_run):
+    assert sorted(p.name for p in line_run.iterdir()) == sorted(["params.json", *OUTPUTS])
+    # no core links, so no queue monitor rows: the header only (DESIGN.md §2)
+    assert (line_run / "queue_monitor.tsv").read_text() == QUEUE_HEADER
+
+
+def test_flows_tsv_delivery_grows_over_three_hops(line_run):
+    rows = read_flows(line_run)
+    assert [r["time"] for r in rows] == [f"{t:.6f}" for t in range(21)]
+    assert {r["fid"] for r in rows} == {"1"}
+    got = delivered(line_run)
+    assert got[0] == 0 and got == sorted(got)
+    assert got[-1] > 100 * PACKET, "the transfer crosses the three hops"
+    assert got[10] < got[-1], "and keeps delivering in the run's second half"
+    assert all(d % PACKET == 0 for d in got), "whole packets of packetSize_"
+
+
+def test_meta_json_has_a_wireless_section_with_the_mac_knobs_in_force(line_run):
+    meta = read_meta(line_run)
+    assert meta["nodes"] == {"core": [], "sources": {"1": 0}, "sinks": {"1": 3}}, "node i is ns-2 node i"
+    assert meta["links"] == []
+    assert meta["flows"] == [{"fid": 1, "kind": "ftp", "group": "", "source": 0, "sink": 3}]
+    wireless = meta["wireless"]
+    assert (wireless["nodes"], wireless["routing"]) == (4, "AODV")
+    mac = wireless["mac"]
+    assert mac["class"] == "Mac/802_11"
+    assert mac["values"]["dataRate_"] == "2000000", "written as 2Mb"
+    assert mac["values"]["basicRate_"] == "1000000", "ns-2.35's default 1Mb, not set"
+    ifq = wireless["ifq"]
+    assert ifq["class"] == "Queue/DropTail/PriQueue" and ifq["values"]["limit_"] == "50"
+    assert meta["knobs"]["core_queue"] == ifq, "core_queue is node 0's interface queue"
+    agent = meta["knobs"]["flows"]["1"]["agent"]
+    assert agent["class"] == "Agent/TCP/Newreno"
+    assert agent["values"].items() >= {"packetSize_": "512", "window_": "32", "fid_": "1"}.items()
+    assert "edge_queue" not in meta["knobs"] and "sink_loss" not in meta["knobs"]
+
+
+def test_drops_tr_holds_the_cmu_drop_lines_of_the_four_nodes(line_run):
+    lines = (line_run / "drops.tr").read_text().splitlines()
+    assert lines, "802.11 on a 3-hop chain loses packets (link-layer failures, collisions)"
+    assert all(line.split()[0] in ("D", "M") for line in lines)
+    table = read_wireless_drops(line_run / "drops.tr")
+    assert table.num_rows == sum(line.startswith("D ") for line in lines)
+    assert set(table["node"].to_pylist()) <= {0, 1, 2, 3}
+    assert all(0 <= t <= 20 for t in table["time"].to_pylist())
+    assert set(table["ptype"].to_pylist()) <= {"tcp", "ack", "AODV", "ARP"}
+
+
+# ---- runs of their own ----
+
+
+def test_bqm_interface_queues_with_the_bqm_sender_and_receiver(run_in):
+    params = line_params()
+    params["core_queue"] = {"class": "Queue/DropTail/PriQueue/BQM", "knobs": {"limit_": 50}}
+    params["flows"][0]["agent"]["class"] = "Agent/TCP/Newreno/BQM"
+    params["flows"][0]["sink"]["class"] = "Agent/TCPSink/BQM"
+    result, run_dir = run_in(params)
+    ran(result)
+    meta = read_meta(run_dir)
+    assert meta["wireless"]["ifq"]["class"] == "Queue/DropTail/PriQueue/BQM"
+    flow = meta["knobs"]["flows"]["1"]
+    assert (flow["agent"]["class"], flow["sink"]["class"]) == ("Agent/TCP/Newreno/BQM", "Agent/TCPSink/BQM")
+    assert delivered(run_dir)[-1] > 100 * PACKET
+
+
+def test_interface_queue_and_mac_knobs_reach_every_node(run_in):
+    params = line_params(duration=2.0)
+    params["core_queue"]["knobs"] = {"limit_": 7}
+    params["topology"]["mac"]["knobs"] = {"dataRate_": "11Mb", "RTSThreshold_": 3000}
+    result, run_dir = run_in(params)
+    ran(result)
+    wireless = read_meta(run_dir)["wireless"]
+    assert wireless["ifq"]["values"]["limit_"] == "7"
+    assert (wireless["mac"]["values"]["dataRate_"], wireless["mac"]["values"]["RTSThreshold_"]) == ("11000000", "3000")
+
+
+def test_nodes_out_of_radio_range_deliver_nothing(run_in):
+    result, run_dir = run_in(line_params(spacing=300.0))  # 300 m > the radio's 250 m
+    ran(result)
+    assert set(delivered(run_dir)) == {0}
+    drops = read_wireless_drops(run_dir / "drops.tr").to_pylist()
+    assert drops, "the source drops its packets: no route"
+    assert {(d["node"], d["layer"], d["reason"], d["ptype"]) for d in drops} == {(0, "RTR", "NRTE", "tcp")}
+
+
+def test_dsdv_delivers_over_one_hop(run_in):
+    params = line_params(routing="DSDV")
+    params["flows"][0]["sink_node"] = 1
+    result, run_dir = run_in(params)
+    ran(result)
+    assert read_meta(run_dir)["wireless"]["routing"] == "DSDV"
+    assert delivered(run_dir)[-1] > 100 * PACKET
+
+
+def test_a_node_moving_out_of_range_cuts_the_flow(run_in):
+    params = line_params()
+    params["topology"]["tracks"][3]["moves"] = [[5.0, 990.0, 250.0, 100.0]]  # 610 -> 990 m from 5 s, 100 m/s
+    result, run_dir = run_in(params)
+    ran(result)
+    got = delivered(run_dir)
+    assert got[5] > 0 and got[-1] == got[10], "delivery stops once node 3 is 380 m from node 2"
+    lines = (run_dir / "drops.tr").read_text().splitlines()
+    assert [line.split()[:3] for line in lines if line.startswith("M ")] == [["M", "5.00000", "3"]]
+
+
+def test_same_params_same_bytes_other_seed_other_drops(run_in):
+    params = line_params()
+    params["topology"]["tracks"][3]["moves"] = [[8.0, 700.0, 300.0, 2.0]]
+    first, a = run_in(params, "a")
+    second, b = run_in(copy.deepcopy(params), "b")
+    third, c = run_in({**copy.deepcopy(params), "seed": 2}, "c")
+    for result in (first, second, third):
+        ran(result)
+    for name in ("flows.tsv", "drops.tr", "meta.json", "queue_monitor.tsv"):
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    assert (a / "drops.tr").stat().st_size > 0
+    # 802.11's backoff and the routing agents' jitter draw from the default RNG, seeded by the run's seed
+    assert (a / "drops.tr").read_bytes() != (c / "drops.tr").read_bytes()
+
+
+# ---- bad parameters: one line on stderr, exit 3, no outputs ----
+
+
+def set_at(params: dict, path: list, value) -> None:
+    for key in path[:-1]:
+        params = params[key]
+    params[path[-1]] = value
+
+
+BAD = [
+    (
+        ["topology", "routing"],
+        "DSR",
+        'topology.routing: unknown or unsupported routing "DSR"; '
+        "known: AODV, DSDV (DSR needs CMUPriQueue, no Queue; TORA needs IMEP)",
+    ),
+    (
+        ["core_queue"],
+        {"class": "Queue/DropTail", "knobs": {}},
+        'core_queue.class: unknown class "Queue/DropTail" (must be Queue/DropTail/PriQueue or a subclass); '
+        "known: Queue/DropTail/PriQueue, Queue/DropTail/PriQueue/BQM",
+    ),
+    (
+        ["topology", "tracks", 1, "moves"],
+        [[1.0, 1000, 100, 5]],
+        "topology.tracks[1].moves[0].x: 1000 is not inside the grid; known: 0 < x < 1000 (topology.area)",
+    ),
+    (
+        ["topology", "tracks", 2, "x"],
+        1001,
+        "topology.tracks[2].x: 1001 lies outside the grid; known: 0 ..= 1000 (topology.area)",
+    ),
+    (
+        ["flows", 0, "enter"],
+        0,
+        "flows[0].enter: not a field of a flow on a wireless topology; known: source_node, sink_node",
+    ),
+    (
+        ["flows", 0, "sink_node"],
+        0,
+        "flows[0]: source_node and sink_node are the same node; known: two different nodes",
+    ),
+    (
+        ["flows", 0, "sink_node"],
+        4,
+        "flows[0].sink_node: node 4 does not exist; known: 0..3 (topology.tracks)",
+    ),
+    (
+        ["monitors", "packet_trace"],
+        True,
+        "monitors.packet_trace: a wireless run has no wired packet trace; "
+        "known: false (its drops go to drops.tr, its flows to flows.tsv)",
+    ),
+]
+
+
+def refused(result: subprocess.CompletedProcess, run_dir: Path, line: str) -> None:
+    assert result.returncode == 3, result.stderr
+    assert result.stderr == f"ns2-repro: {line}\n", "one line on stderr (DESIGN.md §1)"
+    assert sorted(p.name for p in run_dir.iterdir()) == ["params.json"]
+
+
+BAD_IDS = ["routing-dsr", "ifq-not-a-priqueue", "move-onto-the-border", "start-outside-the-grid", "enter-on-wireless",
+           "source-is-sink", "sink-node-missing", "packet-trace"]  # fmt: skip
+
+
+@pytest.mark.parametrize(("path", "value", "line"), BAD, ids=BAD_IDS)
+def test_bad_wireless_parameter(path, value, line, run_in, tmp_path):
+    params = line_params()
+    set_at(params, path, value)
+    stale = tmp_path / "run"
+    stale.mkdir()
+    for name in ALL_OUTPUTS:  # outputs of an earlier run must not survive either
+        (stale / name).write_text("stale")
+    result, run_dir = run_in(params)
+    refused(result, run_dir, line)
+
+
+def test_packet_trace_defaults_to_true_and_is_refused(run_in):
+    params = line_params()
+    del params["monitors"]["packet_trace"]
+    result, run_dir = run_in(params)
+    refused(result, run_dir, BAD[-1][2])
+
+
+def test_a_wired_flow_with_source_node_is_refused(koo_params, run_in):
+    params = koo_params(duration=1.0)
+    params["flows"][1]["source_node"] = 0
+    result, run_dir = run_in(params)
+    line = "flows[1].source_node: not a field of a flow on a wired topology; known: enter, leave (core routers)"
+    refused(result, run_dir, line)
