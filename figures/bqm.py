@@ -1,17 +1,37 @@
 """Figures and tables of Li's Biased Queue Management thesis (configs/bqm.yaml).
 
-Figs. 5.1-5.3 and the Appendix's are drawn by figures.generic.metric_vs_axis from the
-file; this module adds what the thesis states in words: BQM's change against DropTail,
-per bottleneck and number of connections, for the three measures of Ch. 5.
+Figs. 5.1-5.3, the Appendix's, 4.2 and the ad hoc throughput and fairness figures are drawn by
+figures.generic.metric_vs_axis from the file; this module adds what the thesis states in words: BQM's
+change against DropTail, per bottleneck and number of connections, for the three measures of Ch. 5
+(gains_table); the improvement ratio of Figs. 6.3 and 6.6 (gain_vs_axis); Fig. 6.2's expected
+throughput, Eq. 4.1 from the chain's per-hop throughput and the runs' tracks (throughput_with_expected);
+and Table 4.1 from the chain runs (hops_table).
 """
 
 from __future__ import annotations
 
+import json
+import textwrap
 from pathlib import Path
 
+import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
+import seaborn as sns
 
-from figures.common import ExperimentData, cell_stats, fmt, markdown_table, mean_pm, select, write_table
+from experiments import mobility
+from figures.common import (
+    BOOT_SEED,
+    CI_BAND,
+    ExperimentData,
+    cell_stats,
+    fmt,
+    markdown_table,
+    mean_pm,
+    save_figure,
+    select,
+    write_table,
+)
 
 SCHEME, BASELINE, CHALLENGER = "scheme", "DropTail", "BQM"
 # (metric, header, digits, sign): BQM's change counts as better when sign x change > 0
@@ -66,5 +86,108 @@ def gains_table(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
         "throughput and its negative for the loss rate, as §5 counts '% better'.",
         "",
         *markdown_table(headers, body, right=[False] * len(others) + [True] * (len(headers) - len(others))),
+    ]
+    return write_table(frame, lines, out)
+
+
+THROUGHPUT = "goodput_per_flow_Bps_since_start"  # the ad hoc figures' throughput (choice in configs/bqm.yaml)
+HOP_STEP_S = 0.1  # the time step of Eq. 4.1's hop counts
+
+
+def _scope_all(data: ExperimentData, artifact: dict, metric: str) -> pd.DataFrame:
+    rows = select(data.metrics, artifact.get("where", {}))
+    rows = rows[(rows["metric"] == metric) & (rows["scope"] == "all")]
+    if rows.empty:
+        raise ValueError(f"{artifact['id']}: no values of metric '{metric}' in {artifact['experiment']}")
+    return rows
+
+
+def gain_vs_axis(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
+    """Figs. 6.3 and 6.6: each scheme's improvement ratio over DropTail (mean over seeds at the scheme / at
+    DropTail - 1, the claims' kind ratio) against the x axis, in %."""
+    metric, x = artifact.get("metric", THROUGHPUT), artifact["x"]
+    rows = _scope_all(data, artifact, metric)
+    means = rows.groupby([x, SCHEME], sort=False)["value"].mean().unstack(SCHEME)
+    order = [level for level in data.levels.get(x, []) if level in means.index]
+    means = means.loc[order or list(means.index)]
+    gains = means.drop(columns=[BASELINE]).div(means[BASELINE], axis=0).sub(1).mul(100)
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for scheme in gains.columns:
+        ax.plot([str(v) for v in gains.index], gains[scheme], marker="o", label=scheme)
+    ax.axhline(0, color="grey", linewidth=0.8)
+    ax.set_xlabel(x)
+    ax.set_ylabel(f"improvement over {BASELINE}, %")
+    ax.legend(title=SCHEME)
+    caption = textwrap.fill(artifact.get("caption", f"{metric}: improvement ratio vs {x}"), 80)
+    ax.set_title(caption + f"\n(ratio of the means over {rows['seed'].nunique()} seeds)", fontsize=9)
+    fig.tight_layout()
+    return save_figure(fig, out)
+
+
+def per_hop_throughput(chain: ExperimentData, metric: str = THROUGHPUT) -> dict[int, float]:
+    """T_i of Eq. 4.1: the chain experiment's mean throughput over seeds at i hops."""
+    rows = chain.metrics[(chain.metrics["metric"] == metric) & (chain.metrics["scope"] == "all")]
+    return {int(hops): float(value) for hops, value in rows.groupby("hops")["value"].mean().items()}
+
+
+def expected_throughput(params: dict, per_hop: dict[int, float], step: float = HOP_STEP_S) -> float:
+    """Eq. 4.1 averaged over a run's TCP connections: per connection sum_i t_i T_i / sum_i t_i over its life, t_i
+    its endpoints' seconds at i hops (partitioned: T = 0; beyond the chain's longest, T of the longest)."""
+    topology, end = params["topology"], float(params["duration"])
+    flows = [f for f in params["flows"] if f.get("kind") == "ftp"]
+    times = np.arange(0, end, step) + step / 2
+    pairs = [(f["source_node"], f["sink_node"]) for f in flows]
+    hops = mobility.hop_counts(topology["tracks"], pairs, float(topology.get("radio_range", 250)), times)
+    longest = max(per_hop)
+    rate = np.vectorize(lambda h: 0.0 if h < 0 else per_hop[min(h, longest)])(hops) if hops.size else hops
+    values = [rate[times >= float(flow["start"]), column].mean() for column, flow in enumerate(flows)]
+    return float(np.mean(values)) if values else float("nan")
+
+
+def throughput_with_expected(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
+    """Fig. 6.2: each scheme's throughput against the x axis, and on top the expected throughput of Eq. 4.1
+    (the artifact's `reference` is the chain experiment giving T_i; the runs' tracks give t_i)."""
+    if data.reference is None:
+        raise ValueError(f"{artifact['id']}: needs `reference`, the chain experiment whose runs give T_i")
+    metric, x = artifact.get("metric", THROUGHPUT), artifact["x"]
+    rows = _scope_all(data, artifact, metric)
+    per_hop = per_hop_throughput(data.reference, metric)
+    runs = pd.read_parquet(data.directory / "runs.parquet", columns=[*data.axes, "seed", "directory"])
+    runs = runs[runs[SCHEME].astype(str) == BASELINE]  # every scheme of a seed moves alike
+    expected = pd.DataFrame(
+        {x: runs[x].to_numpy(), "seed": runs["seed"].to_numpy(),
+         "value": [expected_throughput(json.loads((Path(d) / "params.json").read_text()), per_hop)
+                   for d in runs["directory"]]}
+    )  # fmt: skip
+    fig, ax = plt.subplots(figsize=(6, 4))
+    sns.lineplot(data=rows.astype({SCHEME: str}), x=x, y="value", hue=SCHEME, marker="o", errorbar=CI_BAND,
+                 seed=BOOT_SEED, ax=ax)  # fmt: skip
+    sns.lineplot(data=expected, x=x, y="value", color="black", linestyle="--", marker="s", errorbar=CI_BAND,
+                 seed=BOOT_SEED, label="expected (Eq. 4.1)", ax=ax)  # fmt: skip
+    ax.set_xlabel(x)
+    ax.set_ylabel(metric)
+    caption = textwrap.fill(artifact.get("caption", f"{metric} vs {x}"), 80)
+    ax.set_title(caption + f"\n(mean over {rows['seed'].nunique()} seeds, 95 % CI)", fontsize=9)
+    fig.tight_layout()
+    return save_figure(fig, out)
+
+
+def hops_table(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
+    """Table 4.1 from the chain runs: per number of hops, the mean throughput over seeds in kb/s (payload)."""
+    metric = artifact.get("metric", THROUGHPUT)
+    rows = _scope_all(data, artifact, metric)
+    stats = cell_stats(rows, ["hops"], [metric], {"hops": data.levels.get("hops", [])})
+    frame = pd.DataFrame(
+        {"hops": stats["hops"], "seeds": stats["seeds"], "throughput_kbps": stats[metric] * 8 / 1000,
+         "ci95_kbps": stats[f"{metric}_ci95"] * 8 / 1000}
+    )  # fmt: skip
+    body = [[str(r.hops), str(r.seeds), mean_pm(r.throughput_kbps, r.ci95_kbps, 1)] for r in frame.itertuples()]
+    lines = [
+        f"**{artifact.get('caption', artifact['id'])}**",
+        "",
+        f"Experiment `{artifact['experiment']}`: `{metric}` x 8 / 1000 (payload kb/s), mean over seeds ± half-width "
+        "of its 95 % confidence interval (Student t).",
+        "",
+        *markdown_table(["Hops", "Seeds", "Throughput (kb/s)"], body, right=[True, True, True]),
     ]
     return write_table(frame, lines, out)
