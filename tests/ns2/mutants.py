@@ -44,6 +44,9 @@ BQM_TESTS = "tests/ns2/test_bqm.py"
 MUTANTS = [
     Mutant("queue drops the arrival, not the lowest level", "queue/bqm-queue.cc",
            "if (v == 0 || v == p)\n\t\treturn false;", "if (v != 0)\n\t\treturn false;", BQM_TESTS),
+    Mutant("interface queue's routing arrival pushes out the tail", "queue/bqm-queue.cc",
+           "return (v != 0 ? v : PriQueue::high_priority_victim());", "return PriQueue::high_priority_victim();",
+           BQM_TESTS),
     Mutant("queue scans newest first", "queue/bqm-queue.cc",
            "(scan_from_tail_ && l == best_level", "(!scan_from_tail_ && l == best_level", BQM_TESTS),
     Mutant("sender ignores the resend count", "tcp/tcp-bqm.cc",

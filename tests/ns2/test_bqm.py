@@ -28,6 +28,8 @@ ALPHA = [1 / 8, 1 / 4, 1 / 2, 1.0]
 LIMIT = 10  # the bottleneck's queue-limit
 R1, R2 = 0, 1  # bottleneck node ids
 CONGESTION, WIRELESS = 1, 2
+MESSAGE_LEVEL = 9  # a routing packet's place in the victim order: never chosen while a data packet is queued
+MESSAGE_EVERY = 0.05  # seconds between the priqueue run's messages (routing packets for PriQueue)
 
 
 def ns(binary: Path, script: Path, *args, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -37,9 +39,9 @@ def ns(binary: Path, script: Path, *args, cwd: Path | None = None) -> subprocess
 
 
 def dumbbell(binary: Path, out: Path, sender="BQM", sink="BQM", queue="BQM", flows=4, stop=20.0, loss=0,
-             pattern="default", modified="false") -> Path:  # fmt: skip
+             pattern="default", modified="false", messages=0) -> Path:  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
-    proc = ns(binary, DUMBBELL, sender, sink, queue, flows, stop, loss, pattern, modified, out)
+    proc = ns(binary, DUMBBELL, sender, sink, queue, flows, stop, loss, pattern, modified, out, messages)
     assert proc.returncode == 0, proc.stderr[-800:]
     assert proc.stderr == "", proc.stderr[-800:]
     return out
@@ -60,7 +62,8 @@ def expected_victims(rows: list[list[str]], pattern: list[int], raise_per_send: 
     A packet's level is its sequence number's in the pattern, raised one level per earlier
     send of that sequence number (§4.1), capped at 3; sends are the '+' events on the
     source's access link. The queue holds what entered r1 -> r2 and has not left it yet
-    ('-' or 'd'); at a drop, the arrival is its newest entry.
+    ('-' or 'd'); at a drop, the arrival is its newest entry. Messages (PriQueue's routing
+    packets) are in the queue but never victims.
     """
     sources = {}  # fid -> source node: the first node a flow's data leaves from
     sends = defaultdict(int)
@@ -69,10 +72,13 @@ def expected_victims(rows: list[list[str]], pattern: list[int], raise_per_send: 
     out = []
     for f in rows:
         event, frm, to, ptype, fid, seq, uid = f[0], int(f[2]), int(f[3]), f[4], f[7], int(f[10]), f[11]
-        if ptype != "tcp":
+        if ptype == "message":
+            level[uid] = MESSAGE_LEVEL
+        elif ptype != "tcp":
             continue
-        sources.setdefault(fid, int(f[8].split(".")[0]))
-        if event == "+" and frm == sources[fid]:
+        else:
+            sources.setdefault(fid, int(f[8].split(".")[0]))
+        if ptype == "tcp" and event == "+" and frm == sources[fid]:
             level[uid] = min(3, pattern[seq % len(pattern)] + raise_per_send * sends[(fid, seq)])
             sends[(fid, seq)] += 1
         if (frm, to) != (R1, R2):
@@ -98,8 +104,31 @@ def bqm_run(ns_binary, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def priqueue_run(ns_binary, tmp_path_factory):
-    """The interface-queue variant (ad hoc runs) on the same wired bottleneck."""
-    return dumbbell(ns_binary, tmp_path_factory.mktemp("bqm") / "pri", queue="PriQueueBQM")
+    """The interface-queue variant (ad hoc runs) on the same wired bottleneck, with routing packets (messages)
+    arriving at its head now and then."""
+    return dumbbell(ns_binary, tmp_path_factory.mktemp("bqm") / "pri", queue="PriQueueBQM", messages=MESSAGE_EVERY)
+
+
+def routing_pushouts(rows: list[list[str]]) -> list[str]:
+    """uids of the packets dropped at r1 -> r2 right after a message entered it: the victims a routing packet's
+    arrival at a full PriQueue chose (its high_priority_victim())."""
+    link = [f for f in rows if (int(f[2]), int(f[3])) == (R1, R2)]
+    return [f[11] for prev, f in zip(link, link[1:], strict=False)
+            if f[0] == "d" and prev[0] == "+" and prev[4] == "message" and f[4] == "tcp"]  # fmt: skip
+
+
+def test_a_routing_arrival_pushes_out_the_lowest_level(priqueue_run, ns_binary, tmp_path):
+    """A message (a routing packet to PriQueue) joins the head of a full queue and pushes out the first packet of
+    the lowest level, not the tail as stock PriQueue does; the check of those victims fails on stock PriQueue."""
+    rows = trace(priqueue_run)
+    pushed = set(routing_pushouts(rows))
+    assert len(pushed) >= 5, "routing packets must meet a full queue often enough to test the rule"
+    checked = [(d, e) for d, e, _, _ in expected_victims(rows, PATTERN8) if d in pushed]
+    assert len(checked) == len(pushed) and all(d == e for d, e in checked), checked
+    stock = trace(dumbbell(ns_binary, tmp_path / "stock", queue="PriQueue", messages=MESSAGE_EVERY))
+    tail = set(routing_pushouts(stock))
+    wrong = [d for d, e, _, _ in expected_victims(stock, PATTERN8) if d in tail and d != e]
+    assert tail and len(wrong) > len(tail) / 4, "stock PriQueue drops the tail: the check above must object"
 
 
 @pytest.mark.parametrize("which", ["bqm_run", "priqueue_run"])

@@ -2,7 +2,7 @@
 # 500-byte packets, window 40, from S_i over r1 -> r2 (1 Mb/s, 20 ms, a buffer
 # of 10 packets) to D_i; access links 10 Mb/s, 1 ms. Used by tests/ns2/test_bqm.py.
 #
-#   ns bqm_dumbbell.tcl ?sender? ?sink? ?queue? ?flows? ?stop? ?loss? ?pattern? ?modified? ?outdir?
+#   ns bqm_dumbbell.tcl ?sender? ?sink? ?queue? ?flows? ?stop? ?loss? ?pattern? ?modified? ?outdir? ?messages?
 #   ns bqm_dumbbell.tcl diagnose <knobs> <loss sets>
 #
 # sender: Newreno or BQM (Agent/TCP/Newreno/BQM); sink: TCPSink or BQM
@@ -12,7 +12,11 @@
 # (test_byte_identity.py runs it on our ns and Debian's). loss > 0 puts a random
 # packet loss of that rate on every r2 -> D_i link ("wireless" losses, after the
 # bottleneck). pattern: the senders' and sinks' pattern_ ("default" leaves the
-# class default); modified: the sinks' modified_. Writes outdir/out.tr
+# class default); modified: the sinks' modified_. messages > 0: every that many
+# seconds from 1 s, a node M beside S_i sends a message (Agent/Message, packet
+# type message) over r1 -> r2; a PriQueue treats it as a routing packet (to the
+# head of the queue, its arrival at a full queue pushing another packet out:
+# PriQueue's high_priority_victim()). Writes outdir/out.tr
 # (trace-all), and for BQM agents outdir/sender<i>.tsv and outdir/sink<i>.tsv
 # (their bqm-log).
 #
@@ -41,9 +45,9 @@ if {[lindex $argv 0] eq "diagnose"} {
     exit 0
 }
 
-set args {Newreno TCPSink DropTail 4 20.0 0 default false .}
+set args {Newreno TCPSink DropTail 4 20.0 0 default false . 0}
 set args [concat $argv [lrange $args $argc end]]
-foreach {sender sink queue n stop loss pattern modified outdir} $args break
+foreach {sender sink queue n stop loss pattern modified outdir messages} $args break
 
 set ns [new Simulator]
 set tr [open $outdir/out.tr w]
@@ -109,6 +113,19 @@ for {set i 0} {$i < $n} {incr i} {
     }
     set ftp($i) [$tcp($i) attach-app FTP]
     $ns at [expr {0.1 + 0.37 * $i}] "$ftp($i) start"
+}
+
+if {$messages > 0} {
+    set m [$ns node]
+    $ns duplex-link $m $r1 10Mb 1ms DropTail
+    set msg [new Agent/Message]
+    $ns attach-agent $m $msg
+    set null [new Agent/Null]
+    $ns attach-agent $d(0) $null
+    $ns connect $msg $null
+    for {set t 1.0} {$t < $stop} {set t [expr {$t + $messages}]} {
+        $ns at $t "$msg send m"
+    }
 }
 
 proc finish {} {
