@@ -98,14 +98,33 @@ def load(path: str, settings: Settings, ns_binary: Path | None = None, check: bo
         for exp in doc["experiments"].values():
             exp["seeds"]["count"] = exp["seeds"].get("paper", exp["seeds"]["count"])
     if settings.smoke:
-        for exp in doc["experiments"].values():
+        factors = {}
+        for name, exp in doc["experiments"].items():
             exp["seeds"]["count"] = 1
-            factor = min(1.0, settings.smoke_duration / exp["duration"])
+            factors[name] = factor = min(1.0, settings.smoke_duration / exp["duration"])
             exp["duration"] = min(exp["duration"], settings.smoke_duration)
             exp["warmup"] = min(exp["warmup"], exp["duration"] / 2)
             for group in exp["scenario"]["flows"].values():
                 group["start"] = smoke_start(group.get("start", 0), factor, exp["duration"])
+        smoke_choice_starts(doc, factors, settings.smoke_duration)
     return doc
+
+
+def smoke_choice_starts(doc: dict, factors: dict[str, float], duration: float) -> None:
+    """An alternative that sets a flow group's start (e.g. a later start window) is compressed like the scenario's
+    own, by the largest shortening among the experiments its choice names (all, if it names none)."""
+    for choice in doc["choices"]:
+        factor = min(factors[name] for name in choice.get("experiments", factors))
+        for alt in choice.get("alternatives", []):
+            if "value" in alt and _is_start(choice.get("path", "")):
+                alt["value"] = smoke_start(alt["value"], factor, duration)
+            for path in [p for p in alt.get("set", {}) if _is_start(p)]:
+                alt["set"][path] = smoke_start(alt["set"][path], factor, duration)
+
+
+def _is_start(path: str) -> bool:
+    parts = path.split(".")
+    return len(parts) == 3 and parts[0] == "flows" and parts[2] == "start"
 
 
 def smoke_start(start, factor: float, duration: float):

@@ -3,7 +3,7 @@
 import pytest
 
 from experiments.config import ConfigError
-from experiments.workflow import Settings, smoke_start
+from experiments.workflow import Settings, load, smoke_start
 
 
 def test_defaults_are_the_default_profile():
@@ -28,8 +28,6 @@ def test_one_experiment_file_given_as_a_string():
 
 
 def test_paper_replications_take_seeds_paper_where_the_file_gives_it():
-    from experiments.workflow import load
-
     paper = Settings.from_config({"replications": "paper"})
     file = Settings.from_config({})
     assert (paper.replications, file.replications) == ("paper", "file")
@@ -58,3 +56,16 @@ def test_an_unknown_replications_setting_names_what_is_allowed():
 )
 def test_the_smoke_profile_compresses_starts_its_short_runs_would_not_reach(start, expected):
     assert smoke_start(start, 5 / 300, 5.0) == expected
+
+
+def test_the_smoke_profile_compresses_an_alternative_start_window_too():
+    """bqm's adhoc_start=late reading starts flows up to 90 s into a 100-s run: under the smoke profile's 5 s it
+    must shrink with the run, or every run of that reading fails."""
+    smoke = Settings.from_config({"smoke": True, "smoke_duration": 5})
+    doc = load("configs/bqm.yaml", smoke)
+    choice = next(c for c in doc["choices"] if c.get("id") == "adhoc_start")
+    (late,) = choice["alternatives"]
+    assert late["value"] == {"uniform": [0.0, 4.5]}  # [0, 90) of 100 s, cut to 5 s
+    full = load("configs/bqm.yaml", Settings.from_config({}))
+    (unchanged,) = next(c for c in full["choices"] if c.get("id") == "adhoc_start")["alternatives"]
+    assert unchanged["value"] == {"uniform": [0, 90]}
