@@ -38,5 +38,31 @@ def test_outputs_are_byte_identical(script, ns_binary, debian_ns, tmp_path):
         assert int(last_sample.split()[7]) > 0, "queue monitor saw no drops"
 
 
+# Stock RED's adaptive modes and plain RED on psand_dumbbell.tcl (patch 0013's knob off, the
+# default): the same bytes as Debian's ns. Arguments: kind flows stop window out.
+ADAPTIVE_RUNS = {
+    "red": ["RED", 8, 20.0, 20],
+    "floyd": ["FLOYD", 30, 20.0, 20],
+    "feng": ["FENG", 30, 20.0, 20],
+}
+
+
+@pytest.mark.parametrize("name", sorted(ADAPTIVE_RUNS))
+def test_stock_red_modes_are_byte_identical(name, ns_binary, debian_ns, tmp_path):
+    script = Path(__file__).parent / "scripts" / "psand_dumbbell.tcl"
+    outputs = {}
+    for label, binary in (("ours", ns_binary), ("reference", debian_ns)):
+        out = tmp_path / label
+        out.mkdir()
+        proc = subprocess.run([str(binary), str(script), *map(str, ADAPTIVE_RUNS[name]), str(out)],
+                              capture_output=True, timeout=300)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-500:]
+        outputs[label] = {p.name: p.read_bytes() for p in sorted(out.iterdir())} | {"<stdout>": proc.stdout}
+    assert outputs["ours"] == outputs["reference"]
+    red = outputs["ours"]["red.tr"].splitlines()
+    assert sum(line.startswith(b"c ") for line in red) >= (1 if name == "red" else 3)  # adaptive: Max_p moved
+    assert any(line.startswith(b"d ") for line in outputs["ours"]["packets.tr"].splitlines())
+
+
 def test_every_script_is_covered():
-    assert {s.stem for s in SCRIPTS} >= {"tcp_droptail", "newreno_red", "pi_pareto", "queue_monitor"}
+    assert {s.stem for s in SCRIPTS} >= {"tcp_droptail", "newreno_red", "pi_pareto", "queue_monitor", "psand_dumbbell"}
