@@ -41,6 +41,7 @@ class Mutant:
 
 
 BQM_TESTS = "tests/ns2/test_bqm.py"
+PSAND_TESTS = "tests/ns2/test_psand.py"
 MUTANTS = [
     Mutant("queue drops the arrival, not the lowest level", "queue/bqm-queue.cc",
            "if (v == 0 || v == p)\n\t\treturn false;", "if (v != 0)\n\t\treturn false;", BQM_TESTS),
@@ -63,6 +64,23 @@ MUTANTS = [
            "if (!modified_) {", "if (true) {", BQM_TESTS),
     Mutant("receiver misses the first hole", "tcp/tcp-sink-bqm.cc",
            "for (int s = next_; s <= maxseen_; ++s)", "for (int s = next_ + 1; s <= maxseen_; ++s)", BQM_TESTS),
+    Mutant("RED's gentle segment keeps the initial max_p", "queue/red.cc",
+           "if (edp_.gentle && edp_.gentle_follows_max_p) {", "if (edp_.gentle && 0) {", PSAND_TESTS),
+    Mutant("RED's thresh_ 0 always automatic", "queue/red.cc",
+           "if (edp_.th_min_pkts == 0 && thresh_auto_) {", "if (edp_.th_min_pkts == 0) {", PSAND_TESTS),
+    Mutant("PSAND without gamma", "queue/psand.cc",
+           "beta = coef_ * pow((k / ktarget_) * (k / kprev_), gamma_);",
+           "beta = coef_ * pow((k / ktarget_) * (k / kprev_), 1.0);", PSAND_TESTS),
+    Mutant("PSAND clamps at 1, not top_", "queue/psand.cc", "if (p > edp_.top)", "if (p > 1.0)", PSAND_TESTS),
+    Mutant("PSAND without the lower bound", "queue/psand.cc", "if (p < edp_.bottom)", "if (p < 0.0)", PSAND_TESTS),
+    Mutant("PSAND's K_prev stays the target", "queue/psand.cc", "kprev_ = k;", "kprev_ = ktarget_;", PSAND_TESTS),
+    Mutant("PSAND's zero rules swapped", "queue/psand.cc",
+           "} else if (zero_rule_ == 1) {", "} else if (zero_rule_ != 1) {", PSAND_TESTS),
+    Mutant("PSAND reads a byte average as packets", "queue/psand.cc",
+           "k /= edp_.mean_pktsize;", "k /= 1.0;", PSAND_TESTS),
+    Mutant("PSAND adapts every other interval", "queue/psand.cc",
+           "adapt();\n\ttimer_.resched(edp_.interval);", "adapt();\n\ttimer_.resched(2 * edp_.interval);",
+           PSAND_TESTS),
 ]  # fmt: skip
 
 
@@ -104,10 +122,11 @@ def main() -> int:
     work = args.work or Path(tempfile.mkdtemp(prefix="ns2-mutants-"))
     work.mkdir(parents=True, exist_ok=True)
     tree = build_tree(work)
-    intact, summary = tests_fail(tree / "ns", BQM_TESTS)
-    if intact:
-        print(f"the unbroken build already fails its tests: {summary}")
-        return 1
+    for module in sorted({m.tests for m in MUTANTS}):
+        intact, summary = tests_fail(tree / "ns", module)
+        if intact:
+            print(f"the unbroken build already fails {module}: {summary}")
+            return 1
     rows = []
     for m in MUTANTS:
         path = tree / m.source
@@ -124,12 +143,13 @@ def main() -> int:
         print(f"{'caught  ' if caught else 'SURVIVED'} {m.name}: {summary}", flush=True)
     make(tree)
     if args.markdown:
-        lines = [MARK_BEGIN, "## Broken builds: the BQM tests fail on each", "",
+        lines = [MARK_BEGIN, "## Broken builds: each patch's tests fail on each", "",
                  "Command: `.venv/bin/python tests/ns2/mutants.py --markdown docs/VALIDATION.md` (one line of "
-                 "C++ changed per build, then `pytest " + BQM_TESTS + "` against it; the unbroken build passes).", "",
-                 "| mutant | file | tests |", "|---|---|---|"]  # fmt: skip
-        lines += [f"| {m.name} | `{m.source}` | {'fail: ' if caught else '**pass (survived)**: '}{s} |"
-                  for m, caught, s in rows]  # fmt: skip
+                 "C++ changed per build, then `pytest` of the named test module against it; the unbroken "
+                 "build passes them all).", "",
+                 "| mutant | file | test module | result |", "|---|---|---|---|"]  # fmt: skip
+        lines += [f"| {m.name} | `{m.source}` | `{m.tests}` | "
+                  f"{'fail: ' if caught else '**pass (survived)**: '}{s} |" for m, caught, s in rows]  # fmt: skip
         write_section(args.markdown, "\n".join([*lines, MARK_END]), MARK_BEGIN, MARK_END)
     if args.work is None:
         shutil.rmtree(work, ignore_errors=True)

@@ -283,19 +283,19 @@ BAD = [
         ["core_queue", "knobs", "thresh"],
         60,
         "core_queue.knobs.thresh: unknown knob of Queue/RED; "
-        "known: thresh_, bytes_, maxthresh_, ave_, curq_ (the 5 closest of 40)",
+        "known: thresh_, bytes_, maxthresh_, ave_, curq_ (the 5 closest of 41)",
     ),
     (
         ["core_queue", "knobs", "doubleq_"],
         True,
         "core_queue.knobs.doubleq_: unknown knob of Queue/RED (a class default ns-2 never binds, so it has no "
-        "effect); known: curq_, debug_, gentle_, ave_, beta_ (the 5 closest of 40)",
+        "effect); known: curq_, debug_, gentle_, ave_, beta_ (the 5 closest of 41)",
     ),
     (
         ["core_queue", "class"],
         "Queue/REDD",
         'core_queue.class: unknown class "Queue/REDD" (must be a subclass of Queue); '
-        "known: Queue/RED, Queue/RED/PD, Queue/REM, Queue/dsRED, Queue/CBQ (the 5 closest of 31)",
+        "known: Queue/RED, Queue/RED/PD, Queue/REM, Queue/dsRED, Queue/CBQ (the 5 closest of 32)",
     ),
     (
         ["flows", 0, "agent", "class"],
