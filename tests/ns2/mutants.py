@@ -63,6 +63,13 @@ MUTANTS = [
            "if (!modified_) {", "if (true) {", BQM_TESTS),
     Mutant("receiver misses the first hole", "tcp/tcp-sink-bqm.cc",
            "for (int s = next_; s <= maxseen_; ++s)", "for (int s = next_ + 1; s <= maxseen_; ++s)", BQM_TESTS),
+    Mutant("BLUE ignores freeze_time", "queue/blue.cc",
+           "if (now - last_update_ > freeze_time_) {", "if (true) {", "tests/ns2/test_blue.py"),
+    Mutant("LRED without the square root of lbar", "queue/lred.cc",
+           "beta_ * sqrt(lbar_) * ((double)qlen - ktarget_)", "beta_ * lbar_ * ((double)qlen - ktarget_)",
+           "tests/ns2/test_lred.py"),
+    Mutant("Vq's token rate ignores alpha_", "queue/vq.cc",
+           "ctilde = ctilde + alpha2*gamma_*c_*", "ctilde = ctilde + 0.15*gamma_*c_*", "tests/ns2/test_vq_alpha.py"),
 ]  # fmt: skip
 
 
