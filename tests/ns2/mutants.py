@@ -81,6 +81,13 @@ MUTANTS = [
     Mutant("PSAND adapts every other interval", "queue/psand.cc",
            "adapt();\n\ttimer_.resched(edp_.interval);", "adapt();\n\ttimer_.resched(2 * edp_.interval);",
            PSAND_TESTS),
+    Mutant("BLUE ignores freeze_time", "queue/blue.cc",
+           "if (now - last_update_ > freeze_time_) {", "if (true) {", "tests/ns2/test_blue.py"),
+    Mutant("LRED without the square root of lbar", "queue/lred.cc",
+           "beta_ * sqrt(lbar_) * ((double)qlen - ktarget_)", "beta_ * lbar_ * ((double)qlen - ktarget_)",
+           "tests/ns2/test_lred.py"),
+    Mutant("Vq's token rate ignores alpha_", "queue/vq.cc",
+           "ctilde = ctilde + alpha2*gamma_*c_*", "ctilde = ctilde + 0.15*gamma_*c_*", "tests/ns2/test_vq_alpha.py"),
 ]  # fmt: skip
 
 
