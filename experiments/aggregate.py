@@ -50,9 +50,17 @@ class RecordsMismatch(RuntimeError):
 
 
 def aggregate(
-    records: list[str | Path], contexts: list[dict], warmup: float, out_dir: str | Path, queue_thresholds=()
+    records: list[str | Path],
+    contexts: list[dict],
+    warmup: float,
+    out_dir: str | Path,
+    analysis: dict | None = None,
 ) -> None:
-    """`contexts`: each run's names, in the experiment's order (matrix.Expansion.contexts)."""
+    """`contexts`: each run's names, in the experiment's order (matrix.Expansion.contexts); `analysis`: the
+    experiment's analysis settings (config.ANALYSIS_KEYS: queue_thresholds, queue_ranges, settle, and series,
+    false to write series.parquet without rows)."""
+    analysis = analysis or {}
+    keep_series = analysis.get("series", True)
     runs = read_records(records)
     seeds = [entry["seed"] for entry in runs]
     if seeds != [context["seed"] for context in contexts]:
@@ -61,9 +69,15 @@ def aggregate(
     metrics, series, index = [], [], []
     for entry, context in zip(runs, contexts, strict=True):
         directory = Path(entry["directory"])
-        run_m, run_s = run_metrics(directory, warmup, queue_thresholds=queue_thresholds)
+        run_m, run_s = run_metrics(
+            directory,
+            warmup,
+            queue_thresholds=analysis.get("queue_thresholds", ()),
+            queue_ranges=analysis.get("queue_ranges", ()),
+            settle=analysis.get("settle", ()),
+        )
         metrics.append(_with_context(run_m, context, entry["key"]))
-        series.append(_with_context(run_s, context, entry["key"]))
+        series.append(_with_context(run_s if keep_series else run_s.iloc[:0], context, entry["key"]))
         index.append({**context, "run_key": entry["key"], "directory": str(directory)})
     out = Path(out_dir)
     write_parquet(pd.DataFrame(index), out / "runs.parquet", "runs")

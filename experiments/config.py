@@ -297,8 +297,19 @@ def check_scenario(scenario: dict, where: str, path: Path) -> None:
 def check_flow_group(group: dict, at: str, path: Path) -> None:
     """What the schema cannot say about a flow group on any topology."""
     start = group.get("start", 0)
-    if isinstance(start, dict) and not start["uniform"][0] < start["uniform"][1]:
+    if isinstance(start, dict) and "uniform" in start and not start["uniform"][0] < start["uniform"][1]:
         raise ConfigError(f"{path}: {at}.start.uniform: {start['uniform']} is not an interval [a, b] with a < b")
+    if "stop" in group:
+        if group["kind"] == "http":
+            raise ConfigError(
+                f"{path}: {at}.stop: http flows run until the run ends; allowed: stop on ftp, pareto, cbr"
+            )
+        if group["stop"] <= last_start(start, group.get("count", 1)):
+            raise ConfigError(
+                f"{path}: {at}.stop: {group['stop']} is not after the group's last start "
+                f"({last_start(start, group.get('count', 1))}); allowed: stop > every start of the group"
+            )
+
     if "gaimd" in group:
         if group["kind"] != "ftp":
             raise ConfigError(f"{path}: {at}.gaimd: only TCP flows (kind ftp) have a window to adjust")
@@ -310,11 +321,35 @@ def check_flow_group(group: dict, at: str, path: Path) -> None:
             )
 
 
+def last_start(start: Any, count: int) -> float:
+    """The latest start a flow of the group can have (count flows; a uniform start's upper end)."""
+    if isinstance(start, dict) and "uniform" in start:
+        return start["uniform"][1]
+    if isinstance(start, dict):
+        return start["first"] + max(count - 1, 0) * start["every"]
+    return start
+
+
+# results/<paper>/<experiment>/ sits beside these directories of the paper's outputs (DESIGN.md).
+RESERVED_EXPERIMENT_NAMES = ("figures", "tables")
+
+
 def _check_experiment(name: str, exp: dict, path: Path, queues: dict | None = None) -> None:
     base = f"experiments.{name}"
+    if name in RESERVED_EXPERIMENT_NAMES:
+        raise ConfigError(
+            f"{path}: {base}: the name '{name}' is the directory of the paper's {name}; "
+            f"allowed: any other name (reserved: {', '.join(RESERVED_EXPERIMENT_NAMES)})"
+        )
     check_scenario(exp["scenario"], f"{base}.scenario", path)
     if exp.get("warmup", 0) >= exp["duration"]:
         raise ConfigError(f"{path}: {base}.warmup: {exp['warmup']} must be less than duration {exp['duration']}")
+    for name, group in exp["scenario"]["flows"].items():
+        if group.get("stop", 0) > exp["duration"]:
+            raise ConfigError(
+                f"{path}: {base}.scenario.flows.{name}.stop: {group['stop']} is after the run's end; "
+                f"allowed: at most duration ({exp['duration']})"
+            )
     seen: set[str] = set()
     for group_index, group in enumerate(exp.get("matrix", {}).get("zip", [])):
         sizes = {axis: len(level_labels(spec)) for axis, spec in group.items()}
@@ -570,7 +605,7 @@ def _check_alternatives(doc: dict, choice: dict, where: str, path: Path) -> None
         if p.startswith("queues."):
             _check_target({}, p, f"{where}.path", path, doc.get("queues", {}))
     named = choice.get("experiments")
-    targets = named or [n for n in experiments if all(readings.path_exists(doc, n, p) for p in paths)]
+    targets = named or [n for n in experiments if readings.paths_apply(doc, n, paths)]
     if not targets:
         raise ConfigError(
             f"{path}: {where}.path: '{paths[0]}' does not exist in any experiment's scenario (nor names a queue "
@@ -593,9 +628,13 @@ def _check_alternatives(doc: dict, choice: dict, where: str, path: Path) -> None
             p for axis_name, axis in axes_of(experiments[name]).items() if axis_name not in scoped
             for p in ([axis["path"]] if "path" in axis else [q for lvl in axis["levels"].values() for q in lvl])
         }  # fmt: skip
+        if not readings.paths_apply(doc, name, paths):
+            missing = [p for p in paths if not readings.path_exists(doc, name, p)]
+            raise ConfigError(
+                f"{path}: {where}: path '{(missing or paths)[0]}' does not exist in experiment {name}'s scenario "
+                "(nor names a queue it uses)"
+            )
         for p in paths:
-            if not readings.path_exists(doc, name, p):
-                raise ConfigError(f"{path}: {where}: path '{p}' does not exist in experiment {name}'s scenario")
             if p in axis_paths:
                 raise ConfigError(
                     f"{path}: {where}: path '{p}' is also a matrix axis of {name}; an alternative cannot override "
@@ -629,6 +668,15 @@ def unshared(node: Any) -> Any:
     if isinstance(node, list):
         return [unshared(value) for value in node]
     return node
+
+
+# The experiment fields that change what the aggregate stage computes from the same runs (not the runs).
+ANALYSIS_KEYS = ("queue_thresholds", "queue_ranges", "settle", "series")
+
+
+def analysis_settings(experiment: dict) -> dict:
+    """The experiment's analysis settings that are set (an unset one keeps its default, and its identity)."""
+    return {key: experiment[key] for key in ANALYSIS_KEYS if key in experiment}
 
 
 def with_defaults(doc: dict) -> dict:

@@ -115,10 +115,13 @@ def gaimd_knobs(gaimd: dict) -> dict:
 
 
 def start_times(start: Any, count: int, rng: random.Random) -> list[float]:
-    """Each flow's start: a fixed number, or drawn from {uniform: [a, b]} (rounded to the microsecond)."""
-    if isinstance(start, dict):
+    """Each flow's start: a fixed number, drawn from {uniform: [a, b]} (rounded to the microsecond), or staggered
+    {first: t, every: s}: t + i s for the i-th flow (rounded to the nanosecond, so 0.1 x 3 is 0.3)."""
+    if isinstance(start, dict) and "uniform" in start:
         low, high = start["uniform"]
         return [round(rng.uniform(low, high), 6) for _ in range(count)]
+    if isinstance(start, dict):
+        return [round(start["first"] + i * start["every"], 9) for i in range(count)]
     return [start] * count
 
 
@@ -170,11 +173,11 @@ def resolve_flows(groups: dict, seed: int, edge_link: dict | None, queues: dict,
         agent = _ns_object(group["agent"])
         if "gaimd" in group:
             agent["knobs"].update(gaimd_knobs(group["gaimd"]))
-        placement = {key: group[key] for key in ("enter", "leave") if key in group}
+        shared = {key: group[key] for key in ("enter", "leave", "stop") if key in group}  # every flow of the group
         if "edge_link" in group:
             link = {**edge_link, **group["edge_link"]}
             link["queue"] = resolve_queue(link["queue"], queues)
-            placement["edge_link"] = link
+            shared["edge_link"] = link
         starts = start_times(group["start"], group["count"], rng)
         ends = [{}] * len(starts)
         if "endpoints" in group:
@@ -187,7 +190,7 @@ def resolve_flows(groups: dict, seed: int, edge_link: dict | None, queues: dict,
                     "kind": group["kind"],
                     "start": start,
                     **copy.deepcopy({**roles, "agent": agent}),
-                    **copy.deepcopy(placement),
+                    **copy.deepcopy(shared),
                     **end,
                 }
             )

@@ -22,12 +22,14 @@ TCP_FLOWS = "tcp_flows"  # a flow group of kind ftp: flows.tsv
 HTTP_FLOWS = "http_flows"  # a flow group of kind http: objects.tsv
 CORE_LOG = "core_log"  # monitors.core_log: core_bins.tsv, core_drops.tsv, core_delays.tsv
 WIRELESS = "wireless"  # topology kind wireless: drops.tr
+QUEUE_VARS = "queue_vars"  # monitors.queue_vars naming the variable: queue_vars.tsv
 NEEDS = {
     PACKET_TRACE: "the packet trace (`monitors.packet_trace` true, the default)",
     TCP_FLOWS: "TCP flows (a flow group of kind ftp: flows.tsv)",
     HTTP_FLOWS: "http flows (a flow group of kind http: objects.tsv)",
     CORE_LOG: "`monitors.core_log`",
     WIRELESS: "a wireless topology (drops.tr)",
+    QUEUE_VARS: "`monitors.queue_vars` naming the variable",
 }
 # Causes of wireless_drops_<cause> (must equal metrics.WIRELESS_DROP_CAUSES; a test checks).
 WIRELESS_DROP_CAUSES = ("queue", "route", "mac", "arp", "other")
@@ -71,11 +73,21 @@ def _link_metrics() -> list[Metric]:
         Metric("queue_bytes_mean", (LINK,), "bytes", "mean of the sampled queue length"),
         Metric("queue_pkts_mean", (LINK,), "packets", "mean of the sampled queue length"),
         Metric("queue_pkts_std", (LINK,), "packets", "population standard deviation (ddof 0) of the sampled queue"),
+        Metric("queue_pkts_var", (LINK,), "packets^2", "population variance (ddof 0) of the sampled queue"),
         Metric("queue_pkts_max", (LINK,), "packets", "largest sampled queue length"),
         Metric("queue_pkts_p5", (LINK,), "packets", "5th percentile of the sampled queue length"),
         Metric("queue_pkts_p95", (LINK,), "packets", "95th percentile of the sampled queue length"),
         Metric("queue_pkts_min", (LINK,), "packets", "smallest sampled queue length"),
         Metric("queue_empty_pct", (LINK,), "%", "samples with an empty queue (0 packets) / samples x 100"),
+        Metric(
+            "queue_pkts_in_<a>_<b>_pct",
+            (LINK,),
+            "%",
+            "samples with a < queue length <= b packets / samples x 100, for each [a, b] in the experiment's "
+            "queue_ranges",
+            (),
+            r"queue_pkts_in_(\d+)_(\d+)_pct",
+        ),  # fmt: skip
         Metric(
             "queue_osc_hz",
             (LINK,),
@@ -89,6 +101,25 @@ def _link_metrics() -> list[Metric]:
             "ms",
             "mean time from enqueue to dequeue of the packets not dropped",
             (PACKET_TRACE,),
+        ),
+        Metric(
+            "qvar_<name>_mean",
+            (LINK,),
+            "as the variable",
+            "mean over the window of a variable of core0's queue sampled per monitors.queue_vars (ave_ -> "
+            "qvar_ave_mean, cur_max_p_ -> qvar_cur_max_p_mean)",
+            (QUEUE_VARS,),
+            r"qvar_([A-Za-z0-9_]+)_mean",
+        ),
+        Metric(
+            "queue_ave_settle_<level>_s@<t0>",
+            (LINK,),
+            "s",
+            "seconds from t0 until the sampled RED average (ave_) is back at or below level after rising above "
+            "it (0: never above it after t0; the run's end - t0 when it never comes back), for each [t0, level] "
+            "in the experiment's settle",
+            (QUEUE_VARS,),
+            r"queue_ave_settle_(\d+(?:\.\d+)?)_s@(\d+(?:\.\d+)?)",
         ),
         *_curve_metrics(),
     ]

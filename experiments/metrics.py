@@ -222,6 +222,7 @@ def link_metrics(
     warmup: float,
     interval: float,
     end: float = math.inf,
+    queue_ranges: Sequence[Sequence[int]] = (),
 ):
     """(metrics rows, series rows) of every monitored core link; without hops (no trace), no queueing delay.
 
@@ -242,6 +243,7 @@ def link_metrics(
             "drop_pct": (last["drops_packets"] - first["drops_packets"]) / arrived * 100 if arrived else math.nan,
             "queue_bytes_mean": samples["size_bytes"].mean(),
             **queue_stats(samples["time"], samples["size_packets"]),
+            **queue_range_shares(samples["size_packets"], queue_ranges),
         }
         if delays is not None:
             values["queue_delay_ms_mean"] = delays["queue_delay"].mean() * 1000 if len(delays) else math.nan
@@ -259,6 +261,7 @@ def queue_stats(times: pd.Series, packets: pd.Series) -> dict[str, float]:
     return {
         "queue_pkts_mean": mean,
         "queue_pkts_std": x.std(),
+        "queue_pkts_var": x.var(),
         "queue_pkts_max": x.max(),
         "queue_pkts_p5": float(np.quantile(x, 0.05)),  # numpy's linear method, as pandas' quantile
         "queue_pkts_p95": float(np.quantile(x, 0.95)),
@@ -266,6 +269,56 @@ def queue_stats(times: pd.Series, packets: pd.Series) -> dict[str, float]:
         "queue_empty_pct": np.mean(x == 0) * 100,
         "queue_osc_hz": upward / span if span > 0 else math.nan,
     }
+
+
+def queue_range_shares(packets: pd.Series, ranges: Sequence[Sequence[int]]) -> dict[str, float]:
+    """queue_pkts_in_<a>_<b>_pct: samples with a < X <= b packets / samples x 100, for each [a, b]."""
+    x = packets.to_numpy(dtype=float)
+    return {f"queue_pkts_in_{a}_{b}_pct": float(np.mean((x > a) & (x <= b)) * 100) for a, b in ranges}
+
+
+def queue_var_name(var: str) -> str:
+    """qvar_<name>: a sampled queue variable's series and metric stem (ave_ -> qvar_ave)."""
+    return f"qvar_{var.rstrip('_')}"
+
+
+def queue_var_metrics(samples: pd.DataFrame, warmup: float, end: float) -> tuple[list[dict], pd.DataFrame]:
+    """(qvar_<name>_mean rows over the window, series qvar_<name> of every sample in [0, end]), scope core0."""
+    samples = samples[samples["time"] <= end + 1e-9].sort_values(["var", "time"], kind="stable")
+    window = samples[samples["time"] >= warmup - 1e-9]
+    rows = [
+        {"scope": "core0", "metric": f"{queue_var_name(var)}_mean", "value": float(values.mean())}
+        for var, values in window.groupby("var", sort=True)["value"]
+    ]
+    series = pd.DataFrame(
+        {"scope": "core0", "metric": samples["var"].map(queue_var_name), "t": samples["time"],
+         "value": samples["value"]}
+    )  # fmt: skip
+    return rows, series
+
+
+def settle_time(times: np.ndarray, values: np.ndarray, t0: float, level: float, end: float) -> float:
+    """Seconds from t0 until the sampled average is back at or below `level` after rising above it: 0 if it never
+    rises above it after t0, end - t0 (censored) if it never comes back before the run ends."""
+    after = times >= t0 - 1e-9
+    above = np.flatnonzero(after & (values > level))
+    if not len(above):
+        return 0.0
+    back = np.flatnonzero((times > times[above[0]]) & (values <= level))
+    return float((times[back[0]] if len(back) else end) - t0)
+
+
+def settle_metrics(samples: pd.DataFrame, settle: Sequence[Sequence[float]], end: float) -> list[dict]:
+    """queue_ave_settle_<level>_s@<t0> of core0 for each [t0, level] (RED's sampled ave_; none without it)."""
+    ave = samples[samples["var"] == "ave_"].sort_values("time")
+    if ave.empty:
+        return []
+    times, values = ave["time"].to_numpy(), ave["value"].to_numpy()
+    return [
+        {"scope": "core0", "metric": f"queue_ave_settle_{level:g}_s@{t0:g}",
+         "value": settle_time(times, values, t0, level, end)}
+        for t0, level in settle
+    ]  # fmt: skip
 
 
 def queue_pkts_series(queue: pd.DataFrame, end: float = math.inf) -> pd.DataFrame:
@@ -852,12 +905,19 @@ def _read(tables: Path, kind: str, columns: list[str] | None = None) -> pd.DataF
 
 
 def run_metrics(
-    run_dir: Path, warmup: float, interval: float = INTERVAL_S, queue_thresholds: Sequence[int] = ()
+    run_dir: Path,
+    warmup: float,
+    interval: float = INTERVAL_S,
+    queue_thresholds: Sequence[int] = (),
+    queue_ranges: Sequence[Sequence[int]] = (),
+    settle: Sequence[Sequence[float]] = (),
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The (metrics, series) tables of one run directory, without context columns.
 
     hops and journeys (from the packet trace), flows (from flows.tsv), objects and the core_log tables are used
-    when the run has them; `queue_thresholds` (bytes) are the experiment's, for queue_above_<b>B_pct.
+    when the run has them; `queue_thresholds` (bytes) are the experiment's, for queue_above_<b>B_pct, and
+    `queue_ranges` ([a, b] packets) for queue_pkts_in_<a>_<b>_pct, `settle` ([t0, level]) for
+    queue_ave_settle_<level>_s@<t0>.
     """
     params = json.loads((run_dir / "params.json").read_text())
     tables, end = run_dir / "tables", float(params["duration"])
@@ -867,10 +927,15 @@ def run_metrics(
     hops = _read(tables, "hops", ["link", "size", "t_enqueue", "t_dequeue", "queue_delay", "dropped"])
     journeys = _read(tables, "journeys", ["fid", "ptype", "size", "t_enter", "t_exit", "delay", "dropped", "marked"])
     flows = _read(tables, "flows", ["time", "fid", "delivered_bytes", "cwnd", "retransmits"])
-    rows, series = link_metrics(queue, hops, [bandwidth for bandwidth, _ in specs], warmup, interval, end)
+    rows, series = link_metrics(queue, hops, [bandwidth for bandwidth, _ in specs], warmup, interval, end, queue_ranges)
     by_link = link_curves(hops, specs) if hops is not None else {}
     node_rows, node_series = node_metrics(by_link, warmup, end, interval, queue_thresholds)
     rows, series = rows + node_rows, series + node_series
+    queue_vars = _read(tables, "queue_vars", ["time", "var", "value"])
+    var_series = None
+    if queue_vars is not None:
+        var_rows, var_series = queue_var_metrics(queue_vars, warmup, end)
+        rows += var_rows + settle_metrics(queue_vars, settle, end)
     rows += [
         {"scope": "all", "metric": f"bottleneck_{r['metric']}", "value": r["value"]}
         for r in rows
@@ -895,7 +960,8 @@ def run_metrics(
     rows += core_rows
     rows += per_object_metrics(rows)
     columns = ["scope", "metric", "t", "value"]
-    frames = [pd.DataFrame(series, columns=columns), queue_pkts_series(queue, end), *core_series]
+    frames = [pd.DataFrame(series, columns=columns), queue_pkts_series(queue, end), *core_series, var_series]
+    frames = [frame for frame in frames if frame is not None]
     frames = [frame for frame in frames if len(frame)]
     series = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
     return pd.DataFrame(rows, columns=["scope", "metric", "value"]), series

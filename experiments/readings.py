@@ -225,4 +225,18 @@ def _applies(doc: dict, choice: dict, experiment: str) -> bool:
     if "experiments" in choice:
         return experiment in choice["experiments"]
     paths = {p for alt in choice["alternatives"] for p in alternative_assignments(choice, alt)}
-    return all(path_exists(doc, experiment, p) for p in paths)
+    return paths_apply(doc, experiment, paths)
+
+
+def paths_apply(doc: dict, experiment: str, paths) -> bool:
+    """Whether an alternative's paths can be set in an experiment: every scenario path exists there, every named
+    queue a path names is defined, and (when it sets queues) the experiment uses at least one of them. One
+    alternative may so set a knob of several queues (e.g. every RED variant of a file) whichever the experiment
+    uses: a queue it does not use leaves its runs, and their keys, as they are."""
+    queue_paths = [p for p in paths if p.startswith(QUEUES)]
+    if not all(path_exists(doc, experiment, p) for p in paths if not p.startswith(QUEUES)):
+        return False
+    names = {p.removeprefix(QUEUES).split(".")[0] for p in queue_paths}
+    if not names <= set(doc.get("queues", {})):
+        return False
+    return not names or bool(names & queues_used(doc["experiments"][experiment]))

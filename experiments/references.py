@@ -134,6 +134,15 @@ def check_metric(name: str, scope: str, scenario: dict, experiment: dict, where:
         _check_link(scope, scenario, name, where, path)
     if metric.name == "core_drops_per_s_var@<a>-<b>":
         _check_variance_window(name, experiment["duration"], where, path)
+    # a link metric's family and its bottleneck_ copy (scope all) are measured alike
+    family, link_name = metric.name.removeprefix("bottleneck_"), name.removeprefix("bottleneck_")
+    if family == "queue_pkts_in_<a>_<b>_pct":
+        _check_queue_range(name, link_name, experiment.get("queue_ranges", []), where, path)
+    if family == "qvar_<name>_mean":
+        _check_queue_var(name, link_name, scenario, where, path)
+    if family == "queue_ave_settle_<level>_s@<t0>":
+        _check_queue_var(name, "qvar_ave_mean", scenario, where, path)
+        _check_settle(name, link_name, experiment.get("settle", []), where, path)
     for need in metric.needs:
         _check_need(need, scope, scenario, f"{where}: {name}", path)
 
@@ -167,6 +176,34 @@ def _check_variance_window(name: str, duration: float, where: str, path: Path) -
             f"{path}: {where}: {name} is not a measured window; allowed: @<a>-<b> with b - a in "
             f"{', '.join(map(str, registry.CORE_VAR_WINDOWS_S))} s, a a multiple of b - a and b <= duration "
             f"({duration:g} s)"
+        )
+
+
+def _check_queue_range(name: str, link_name: str, ranges: list, where: str, path: Path) -> None:
+    low, high = map(int, re.fullmatch(r"queue_pkts_in_(\d+)_(\d+)_pct", link_name).groups())
+    if [low, high] not in ranges:
+        listed = ", ".join(f"queue_pkts_in_{a}_{b}_pct" for a, b in ranges) or "none (no queue_ranges)"
+        raise ConfigError(
+            f"{path}: {where}: {name}: [{low}, {high}] is not in the experiment's queue_ranges; measured: {listed}"
+        )
+
+
+def _check_settle(name: str, link_name: str, settle: list, where: str, path: Path) -> None:
+    level, t0 = map(float, re.fullmatch(r"queue_ave_settle_([\d.]+)_s@([\d.]+)", link_name).groups())
+    if not any(float(a) == t0 and float(b) == level for a, b in settle):
+        listed = ", ".join(f"queue_ave_settle_{b:g}_s@{a:g}" for a, b in settle) or "none (no settle)"
+        raise ConfigError(
+            f"{path}: {where}: {name}: [{t0:g}, {level:g}] is not in the experiment's settle; measured: {listed}"
+        )
+
+
+def _check_queue_var(name: str, link_name: str, scenario: dict, where: str, path: Path) -> None:
+    sampled = scenario.get("monitors", {}).get("queue_vars", [])
+    stems = {f"qvar_{var.rstrip('_')}_mean": var for var in sampled}  # as metrics.queue_var_name
+    if link_name not in stems:
+        raise ConfigError(
+            f"{path}: {where}: {name} needs {registry.NEEDS[registry.QUEUE_VARS]}; measured: "
+            f"{', '.join(sorted(stems)) or 'none (the scenario has no monitors.queue_vars)'}"
         )
 
 
@@ -206,7 +243,7 @@ def check_artifact(artifact: dict, doc: dict, where: str, path: Path) -> None:
         )
     experiment = doc["experiments"][exp_name]
     axes = axes_of(experiment)
-    for key in ("x", "hue"):
+    for key in ("x", "hue", "panels", "rows", "columns"):
         if key in artifact and artifact[key] not in axes:
             raise ConfigError(
                 f"{path}: {where}.{key}: '{artifact[key]}' is not an axis of {exp_name}; "
@@ -224,6 +261,8 @@ def check_artifact(artifact: dict, doc: dict, where: str, path: Path) -> None:
     metric_scope = "all" if scope == "all" else f"group:{scope}"
     if "metric" in artifact:
         check_metric(artifact["metric"], metric_scope, scenario, experiment, f"{where}.metric", path)
+    for index, (metric, _, _) in enumerate(artifact.get("metrics", [])):
+        check_metric(metric, metric_scope, scenario, experiment, f"{where}.metrics[{index}]", path)
     if "table" in artifact:
         table = artifact["table"]
         if table not in RUN_TABLES:
@@ -234,13 +273,14 @@ def check_artifact(artifact: dict, doc: dict, where: str, path: Path) -> None:
 
 def _check_levels(artifact: dict, axes: dict, exp_name: str, where: str, path: Path) -> None:
     """`levels` are levels of the hue axis; without `hue` (the module picks the axis), of some axis."""
-    candidates = [artifact["hue"]] if "hue" in artifact else list(axes)
+    named = [artifact[key] for key in ("hue", "columns", "panels") if key in artifact]
+    candidates = named or list(axes)
     for index, level in enumerate(artifact.get("levels", [])):
         if not any(str(level) in map(str, level_labels(axes[axis])) for axis in candidates):
             allowed = "; ".join(f"{axis}: {', '.join(map(str, level_labels(axes[axis])))}" for axis in candidates)
+            owner = f"the {'/'.join(named)} axis" if named else f"any axis of {exp_name}"
             raise ConfigError(
-                f"{path}: {where}.levels[{index}]: '{level}' is not a level of "
-                f"{'the hue axis' if 'hue' in artifact else 'any axis of ' + exp_name}; levels: {allowed or 'none'}"
+                f"{path}: {where}.levels[{index}]: '{level}' is not a level of {owner}; levels: {allowed or 'none'}"
             )
 
 

@@ -106,6 +106,8 @@ def load(path: str, settings: Settings, ns_binary: Path | None = None, check: bo
             exp["warmup"] = min(exp["warmup"], exp["duration"] / 2)
             for group in exp["scenario"]["flows"].values():
                 group["start"] = smoke_start(group.get("start", 0), factor, exp["duration"])
+                if "stop" in group:  # the group's life shrinks with the run, as its start
+                    group["stop"] = group["stop"] * factor
         smoke_choice_starts(doc, factors, settings.smoke_duration)
     return doc
 
@@ -129,7 +131,11 @@ def _is_start(path: str) -> bool:
 
 def smoke_start(start, factor: float, duration: float):
     """A flow group's start in a run the smoke profile shortened by `factor`: unchanged if every flow still starts
-    before the end, else compressed with the run (a window [0, 180) of a 300-s run becomes [0, 3) of 5 s)."""
+    before the end, else compressed with the run (a window [0, 180) of a 300-s run becomes [0, 3) of 5 s). A
+    staggered start is always compressed when the run is shortened: how many flows it starts is an axis's to say."""
+    if isinstance(start, dict) and "first" in start:
+        scaled = {key: round(start[key] * factor, 9) for key in ("first", "every")}
+        return start if factor >= 1 else scaled
     if isinstance(start, dict):
         low, high = start["uniform"]
         return start if high < duration else {"uniform": [low * factor, high * factor]}
@@ -215,8 +221,14 @@ class Plan:
         the queue thresholds."""
         runs = self.expansions[(paper, experiment, reading)]
         exp = self.docs[paper]["experiments"][experiment]
-        material = {"contexts": runs.contexts(), "warmup": exp["warmup"],
-                    "queue_thresholds": exp.get("queue_thresholds", [])}  # fmt: skip
+        # queue_thresholds always (as before); the other settings only when set, so that the identities of the
+        # experiments without them stay as they were
+        material = {
+            "contexts": runs.contexts(),
+            "warmup": exp["warmup"],
+            "queue_thresholds": exp.get("queue_thresholds", []),
+            **config_mod.analysis_settings(exp),
+        }
         return hashlib.sha256(canonical_json(material)).hexdigest()[:20]
 
     def artifact_identity(self, paper: str, kind: str, artifact_id: str) -> str:
@@ -382,7 +394,7 @@ def aggregate_experiment(
 
     exp = plan.docs[paper]["experiments"][experiment]
     contexts = plan.expansions[(paper, experiment, reading)].contexts()
-    aggregate.aggregate(records, contexts, exp["warmup"], out_dir, exp.get("queue_thresholds", ()))
+    aggregate.aggregate(records, contexts, exp["warmup"], out_dir, config_mod.analysis_settings(exp))
 
 
 def draw(plan: Plan, results: str | Path, paper: str, kind: str, artifact_id: str, log: str | Path) -> list[Path]:

@@ -84,10 +84,10 @@ class ExperimentData:
 
     def run_table(self, kind: str, columns: Sequence[str]) -> pd.DataFrame:
         """One parquet table kind (parsers/tables.py) of every run, concatenated: the context columns
-        (axes, seed), the requested columns and `group`, the flow group of the row's fid in that run's
-        params.json. For distributions pooled over runs (CDFs), which the per-run metrics cannot give. A run's
-        own tables name no axis (a run directory is shared by every name that asks for its key): the axes' labels
-        come from runs.parquet."""
+        (axes, seed), the requested columns and, for a table with a `fid` column, `group`, the flow group of the
+        row's fid in that run's params.json. For distributions pooled over runs (CDFs), which the per-run metrics
+        cannot give. A run's own tables name no axis (a run directory is shared by every name that asks for its
+        key): the axes' labels come from runs.parquet."""
         runs = pd.read_parquet(self.directory / "runs.parquet", columns=[*self.axes, "seed", "directory"])
         parts = []
         for run in runs.itertuples(index=False):
@@ -95,7 +95,9 @@ class ExperimentData:
             table = pd.read_parquet(directory / "tables" / f"{kind}.parquet", columns=list(columns))
             flows = json.loads((directory / "params.json").read_text())["flows"]
             names = {axis: getattr(run, axis) for axis in [*self.axes, "seed"]}
-            parts.append(table.assign(**names, group=table["fid"].map({f["fid"]: f["group"] for f in flows})))
+            if "fid" in table.columns:  # a per-flow table: the flow group of each row's fid
+                table = table.assign(group=table["fid"].map({f["fid"]: f["group"] for f in flows}))
+            parts.append(table.assign(**names))
         if not parts:
             raise ValueError(f"{self.directory}: no runs")
         return pd.concat(parts, ignore_index=True)

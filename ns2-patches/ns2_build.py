@@ -20,6 +20,7 @@ See ns2-patches/README.md for why each step is the way it is.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import hashlib
 import json
 import os
@@ -502,11 +503,18 @@ def main(argv: list[str] | None = None) -> int:
             print(key)
             return 0
         entry = cache_root() / "ns2" / key
-        if (entry / "manifest.json").is_file() and (entry / "ns").is_file():
-            say(f"cached build {key} ({entry})")
-        else:
-            say(f"building {key}")
-            entry = build(key, inputs, args.jobs)
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        # One build per key at a time: a second invocation (another checkout, a workflow beside a manual
+        # build) waits here, then finds the first one's binary in the cache instead of sharing its work tree.
+        with open(entry.parent / f"{key}.lock", "w") as lock:
+            if not _try_lock(lock):
+                say(f"another build of {key} is running; waiting for it")
+                fcntl.flock(lock, fcntl.LOCK_EX)
+            if (entry / "manifest.json").is_file() and (entry / "ns").is_file():
+                say(f"cached build {key} ({entry})")
+            else:
+                say(f"building {key}")
+                entry = build(key, inputs, args.jobs)
         install(entry, args.out)
         say(f"{args.out / 'ns'} ready (key {key})")
         return 0
@@ -520,6 +528,15 @@ def main(argv: list[str] | None = None) -> int:
         if _progress_log is not None:
             _progress_log.close()
             _progress_log = None
+
+
+def _try_lock(handle) -> bool:
+    """Take an exclusive lock on an open file without waiting; False if another process holds it."""
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
 
 
 def build_in_workflow(out: str | Path, jobs: int, log: str | Path) -> None:

@@ -111,6 +111,8 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("delay", pa.float64()),
         ]
     ),
+    # queue_vars.tsv (DESIGN.md section 5.5): variables of the first core link's queue object per sample.
+    "queue_vars": pa.schema([("time", pa.float64()), ("var", pa.string()), ("value", pa.float64())]),
     "wireless_drops": pa.schema(
         [
             ("time", pa.float64()),
@@ -126,7 +128,8 @@ SCHEMAS: dict[str, pa.Schema] = {
 # Columns of the TSV files that may be missing: `nan` there is read as null (DESIGN.md section 6).
 NULLABLE: dict[str, tuple[str, ...]] = {"objects": ("end", "delivered")}
 TRACE_KINDS = ("journeys", "hops", "flow_sums")  # the tables read from packets.tr
-TSV_KINDS = ("objects", "core_bins", "core_drops", "core_delays")  # read from <kind>.tsv when the run has one
+# read from <kind>.tsv when the run has one
+TSV_KINDS = ("objects", "core_bins", "core_drops", "core_delays", "queue_vars")
 # The raw outputs a run's tables hold all of: deleted once parsed unless the workflow keeps them (DESIGN.md §1).
 RAW_OUTPUTS = ("packets.tr", "queue_monitor.tsv", "flows.tsv", "drops.tr", *(f"{kind}.tsv" for kind in TSV_KINDS))
 # zstd with the float columns byte-stream-split: a third smaller than snappy on the per-packet tables

@@ -16,7 +16,7 @@ foreach part {params queues topology wireless traffic http monitors meta} {
 
 namespace eval repro {
     variable OUTPUTS {meta.json packets.tr queue_monitor.tsv flows.tsv objects.tsv
-                      core_bins.tsv core_drops.tsv core_delays.tsv drops.tr}
+                      core_bins.tsv core_drops.tsv core_delays.tsv drops.tr queue_vars.tsv}
 }
 
 proc repro::main {run_dir} {
@@ -28,8 +28,11 @@ proc repro::main {run_dir} {
     }
     set seed [need_number $params "" seed ">= 1" 1]
     set duration [need_number $params "" duration "> 0"]
-    set monitors [need_object $params "" monitors queue_sample_interval {packet_trace core_log}]
+    set monitors [need_object $params "" monitors queue_sample_interval {packet_trace core_log queue_vars flow_sample_interval}]
     set interval [need_number $monitors monitors queue_sample_interval "> 0"]
+    if {[dict exists $monitors flow_sample_interval]} {
+        set_flow_sample_interval [need_number $monitors monitors flow_sample_interval "> 0"] $interval
+    }
     set core_log ""
     if {[dict exists $monitors core_log]} {
         set core_log [need_object $monitors monitors core_log interval]
@@ -45,6 +48,13 @@ proc repro::main {run_dir} {
     }
 
     set wireless [is_wireless $params]
+    set queue_vars {}
+    if {[dict exists $monitors queue_vars]} {
+        set queue_vars [dict get $monitors queue_vars]
+        if {$wireless} {
+            fail monitors.queue_vars "a wireless run has no core link queue" "queue_vars on wired topologies only"
+        }
+    }
     if {$wireless && $packet_trace} {
         fail monitors.packet_trace "a wireless run has no wired packet trace" \
             "false (its drops go to drops.tr, its flows to flows.tsv)"
@@ -63,6 +73,7 @@ proc repro::main {run_dir} {
         build_wireless $ns $drops
     } else {
         build_core $ns $params
+        check_queue_vars $queue_vars
         build_flows $ns $params $duration
     }
     place_flows $ns
@@ -76,6 +87,11 @@ proc repro::main {run_dir} {
     set flows_tsv ""
     if {[llength [tcp_flows]]} {
         set flows_tsv [open [file join $run_dir flows.tsv] w]
+    }
+    set vars_tsv ""
+    if {[llength $queue_vars]} {
+        set vars_tsv [open [file join $run_dir queue_vars.tsv] w]
+        start_queue_vars $vars_tsv $queue_vars
     }
     set objects ""
     if {[llength [http_flows]]} {
@@ -93,7 +109,7 @@ proc repro::main {run_dir} {
     # The last sample halts the run at duration.
     start_samples $ns $tsv $flows_tsv $interval $duration
     $ns run
-    foreach channel [list $trace $tsv $flows_tsv $objects $drops {*}[core_log_channels]] {
+    foreach channel [list $trace $tsv $flows_tsv $objects $drops $vars_tsv {*}[core_log_channels]] {
         if {$channel ne ""} {
             close $channel
         }

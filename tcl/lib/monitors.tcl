@@ -2,13 +2,46 @@
 # every recorded link (unless monitors.packet_trace is false), queue_monitor.tsv
 # (§5) sampled from a QueueMonitor on every core link, flows.tsv: each TCP
 # flow's sender state at the same ticks, and with monitors.core_log the files
-# of §5.4 from three HintMonitors (ns2-patches/0007) on the first core link.
+# of §5.4 from three HintMonitors (ns2-patches/0007) on the first core link;
+# with monitors.queue_vars, queue_vars.tsv (§5.5): variables of the first core
+# link's queue object at the same ticks.
 
 namespace eval repro {
     variable monitors {}   ;# {link name, QueueMonitor} pairs, core0 first
     variable FLOW_COLUMNS {time fid delivered_bytes cwnd ssthresh retransmits}
     variable core_log {}   ;# event -> HintMonitor on core0 (arrival, departure, drop)
     variable core_log_files {}   ;# name -> channel of the core_log files
+    variable queue_vars {}     ;# {channel, variable names} of queue_vars.tsv, or empty
+    variable flow_every 1      ;# flows.tsv gets every flow_every-th sample (and the last)
+}
+
+# monitors.flow_sample_interval: flows.tsv every k-th queue sample, k a whole number.
+proc repro::set_flow_sample_interval {flow_interval interval} {
+    variable flow_every
+    set k [expr {round($flow_interval / $interval)}]
+    if {$k < 1 || abs($k * $interval - $flow_interval) > 1e-9} {
+        fail monitors.flow_sample_interval "$flow_interval s is not a whole multiple of queue_sample_interval ($interval s)" \
+            "k x $interval for a whole k >= 1"
+    }
+    set flow_every $k
+}
+
+# Each name must be a variable core0's queue binds (a typo would otherwise
+# surface only as an error at the first sample, mid-run).
+proc repro::check_queue_vars {names} {
+    variable core_queue
+    foreach name $names {
+        if {![regexp {^[A-Za-z_][A-Za-z0-9_]*$} $name] || [catch {$core_queue set $name}]} {
+            fail monitors.queue_vars "[$core_queue info class] has no variable \"$name\"" \
+                "variables the queue binds (e.g. RED's ave_, cur_max_p_; see meta.json's core queue knobs)"
+        }
+    }
+}
+
+proc repro::start_queue_vars {channel names} {
+    variable queue_vars
+    puts $channel [join {time var value} "\t"]
+    set queue_vars [list $channel $names]
 }
 
 # trace: the channel of packets.tr, or "" for no packet trace.
@@ -56,14 +89,24 @@ proc repro::tcp_flows {} {
 
 proc repro::sample {ns tsv flows_tsv interval duration i} {
     variable monitors
+    variable queue_vars
+    variable flow_every
     set now [format %.6f [$ns now]]
-    if {$flows_tsv ne ""} {
+    set next [expr {round(($i + 1) * $interval * 1e9) / 1e9}]
+    if {$flows_tsv ne "" && ($i % $flow_every == 0 || $next > $duration)} {
         # ack_ is the highest in-order packet the receiver acknowledged (-1: none).
         foreach flow [tcp_flows] {
             set tcp [dict get $flow agent]
             set delivered [expr {([$tcp set ack_] + 1) * [$tcp set packetSize_]}]
             puts $flows_tsv [join [list $now [dict get $flow fid] $delivered [$tcp set cwnd_] \
                                        [$tcp set ssthresh_] [$tcp set nrexmitpack_]] "\t"]
+        }
+    }
+    if {[llength $queue_vars]} {
+        variable core_queue
+        lassign $queue_vars channel names
+        foreach name $names {
+            puts $channel [join [list $now $name [$core_queue set $name]] "\t"]
         }
     }
     foreach pair $monitors {
@@ -75,7 +118,6 @@ proc repro::sample {ns tsv flows_tsv interval duration i} {
         puts $tsv [join $row "\t"]
     }
     incr i
-    set next [expr {round($i * $interval * 1e9) / 1e9}]
     if {$next <= $duration} {
         $ns at $next [list repro::sample $ns $tsv $flows_tsv $interval $duration $i]
     } else {

@@ -16,7 +16,7 @@ namespace eval repro {
         agent_addr_ "attach-agent sets it" agent_port_ "attach-agent sets it"
         dst_addr_ "connect sets it" dst_port_ "connect sets it"
     }
-    variable flows {}   ;# one dict per flow: fid kind start src dst agent sink app
+    variable flows {}   ;# one dict per flow: fid kind start stop src dst agent sink app
 }
 
 # Checks every flow and makes its agents with their knobs; place_flows then puts
@@ -70,7 +70,7 @@ proc repro::build_flow {ns flow where duration} {
     variable flows
     variable core
     check_fields $flow $where {fid kind start agent sink} \
-        {app group enter leave edge_link http source_node sink_node}
+        {app group enter leave edge_link http source_node sink_node stop}
     set fid [need_number $flow $where fid ">= 1" 1]
     foreach other $flows {
         if {[dict get $other fid] == $fid} {
@@ -84,6 +84,16 @@ proc repro::build_flow {ns flow where duration} {
     set start [need_number $flow $where start ">= 0"]
     if {$start >= $duration} {
         fail $where.start "starts at $start, not before the end of the run" "0 <= start < duration ($duration)"
+    }
+    set stop ""
+    if {[dict exists $flow stop]} {
+        set stop [need_number $flow $where stop "> 0"]
+        if {$stop <= $start || $stop > $duration} {
+            fail $where.stop "stops at $stop" "start ($start) < stop <= duration ($duration)"
+        }
+        if {$kind eq "http"} {
+            fail $where.stop "not a field of an http flow" "stop on ftp, pareto and cbr flows"
+        }
     }
     foreach {role base} [dict get $FLOW_KINDS $kind] {
         if {![dict exists $flow $role]} {
@@ -138,7 +148,7 @@ proc repro::build_flow {ns flow where duration} {
     apply_knobs $sink $spec(sink) $where.sink $ATTACHED
     set app [create $spec(app) $where.app]
     apply_knobs $app $spec(app) $where.app
-    lappend flows [dict create fid $fid kind $kind start $start place $place src "" dst "" \
+    lappend flows [dict create fid $fid kind $kind start $start stop $stop place $place src "" dst "" \
                        agent $agent sink $sink app $app group $group]
 }
 
@@ -214,6 +224,9 @@ proc repro::start_flows {ns} {
             $ns at [dict get $flow start] [list repro::http_object $ns $flow]
         } else {
             $ns at [dict get $flow start] [list [dict get $flow app] start]
+            if {[dict get $flow stop] ne ""} {
+                $ns at [dict get $flow stop] [list [dict get $flow app] stop]
+            }
         }
     }
 }

@@ -29,7 +29,7 @@ def slurm_results() -> Path:
 
 
 def test_slurm_smoke_run_matches_host_byte_for_byte(slurm_results):
-    assert_matches_host(slurm_results, "through Slurm")
+    assert_matches_host(slurm_results, "through Slurm", baseline=True)
 
 
 # Valid for `validate` (knob values are not typed there), refused by the Tcl driver at run time (exit 3): the

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -68,13 +69,36 @@ def results_from_env(variable: str, producer: str) -> Path:
     return path
 
 
-def assert_matches_host(other: Path, where: str) -> None:
+def baseline_only(host: Path, other: Path) -> Path:
+    """A view of the host's results restricted to what `reproduce-all` alone makes: no readings' tables, no
+    sensitivity table, and only the run directories the other side has (its runs.parquet files, compared byte
+    for byte, say which runs the baseline has: a baseline run missing there shows as a runs.parquet difference).
+    Returned as a directory of symlinks, so that tree_differences compares it like any tree."""
+    view = other.parent / f".{other.name}.host-baseline"
+    if view.exists():
+        shutil.rmtree(view)
+    ours = {str(p.relative_to(host)) for pattern in COMPARED for p in host.glob(pattern)}
+    theirs_runs = {p.parts[1] for p in (q.relative_to(other) for q in other.glob("runs/*")) if len(p.parts) > 1}
+    for rel in sorted(ours):
+        parts = Path(rel).parts
+        if "readings" in parts or parts[-1] == "sensitivity.parquet":
+            continue
+        if parts[0] == "runs" and parts[1] not in theirs_runs:
+            continue
+        target = view / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.symlink_to(host / rel)
+    return view
+
+
+def assert_matches_host(other: Path, where: str, baseline: bool = False) -> None:
     """Every parquet table and run file of the smoke run in `other` is the host's (results-smoke/) byte for byte,
-    and every run there used the host's ns binary."""
+    and every run there used the host's ns binary. `baseline`: the other side ran `reproduce-all` only (no
+    readings); it is compared with the host's baseline files (baseline_only)."""
     host = REPO / "results-smoke"
     if not host.is_dir():
         pytest.fail(f"{host} is missing: run the smoke profile on the host first (CI's smoke stage)")
-    count, problems = tree_differences(host, other, where=where)
+    count, problems = tree_differences(baseline_only(host, other) if baseline else host, other, where=where)
     assert count > 0, f"no parquet tables or run files under {host} or {other}"
     assert not problems, f"{len(problems)} of {count} files differ:\n" + "\n".join(problems[:20])
     # The same binary ran on both sides: its provenance is the host's own build manifest.
@@ -92,3 +116,19 @@ def container_results() -> Path:
 
 def test_container_smoke_run_matches_host_byte_for_byte(container_results):
     assert_matches_host(container_results, "in the container")
+
+
+def test_a_baseline_only_run_is_compared_with_the_host_s_baseline_files(tmp_path):
+    host, other = tmp_path / "host", tmp_path / "other" / "results-smoke"
+    files = {"p/exp/metrics.parquet": b"m", "p/exp/readings/k=4/metrics.parquet": b"r", "sensitivity.parquet": b"s",
+             "runs/a/params.json": b"a", "runs/b/params.json": b"b"}  # fmt: skip
+    for rel, data in files.items():
+        (host / rel).parent.mkdir(parents=True, exist_ok=True)
+        (host / rel).write_bytes(data)
+    for rel in ("p/exp/metrics.parquet", "runs/a/params.json"):
+        (other / rel).parent.mkdir(parents=True, exist_ok=True)
+        (other / rel).write_bytes(files[rel])
+    assert tree_differences(baseline_only(host, other), other) == (2, [])
+    (other / "p/exp/metrics.parquet").unlink()
+    _, problems = tree_differences(baseline_only(host, other), other)
+    assert problems == ["only on the host: p/exp/metrics.parquet"]

@@ -172,3 +172,20 @@ def test_bqm_and_droptail_runs_of_one_seed_share_their_start_times():
         longest = max(lists, key=len)
         assert all(flows == longest[: len(flows)] for flows in lists)  # both schemes, every n: one list
     assert len({tuple(max(lists, key=len)) for lists in starts.values()}) == 10  # one list per seed
+
+
+def test_staggered_starts_and_a_group_stop_reach_every_flow(minimal):
+    tcp = minimal["experiments"]["tiny"]["scenario"]["flows"]["tcp"]
+    tcp.update(count=3, start={"first": 0.2, "every": 0.1}, stop=1.5)
+    minimal["experiments"]["tiny"]["matrix"] = {"product": {}, "zip": []}
+    (run, *_) = matrix.expand(minimal)
+    flows = [f for f in run.params["flows"] if f["group"] == "tcp"]
+    assert [f["start"] for f in flows] == [0.2, 0.3, 0.4]  # rounded: 0.2 + 0.1 is not 0.30000000000000004
+    assert [f["stop"] for f in flows] == [1.5, 1.5, 1.5]
+
+
+def test_a_group_of_no_flows_contributes_none(minimal):
+    flows = minimal["experiments"]["tiny"]["scenario"]["flows"]
+    flows["extra"] = {**copy.deepcopy(flows["tcp"]), "count": 0}
+    (run, *_) = matrix.expand(minimal)
+    assert {f["group"] for f in run.params["flows"]} == {"tcp"}

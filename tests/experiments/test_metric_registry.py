@@ -26,7 +26,7 @@ EVERYTHING = {
             "scenario": {
                 "topology": {"kind": "chain", "core_nodes": 3, "core_link": {"bandwidth": "1Mb", "delay": "10ms"},
                              "edge_link": {"bandwidth": "10Mb", "delay": "1ms"}},
-                "core_queue": {"class": "Queue/DropTail", "knobs": {"limit_": 15}},
+                "core_queue": {"class": "Queue/RED", "knobs": {"limit_": 15}},
                 "flows": {
                     "ftp": {"kind": "ftp", "count": 2, "agent": {"class": "Agent/TCP/Newreno"},
                             "sink": {"class": "Agent/TCPSink"}},
@@ -35,7 +35,7 @@ EVERYTHING = {
                     "udp": {"kind": "cbr", "agent": {"class": "Agent/UDP"}, "sink": {"class": "Agent/Null"},
                             "app": {"class": "Application/Traffic/CBR", "knobs": {"rate_": "300Kb"}}},
                 },
-                "monitors": {"core_log": {"interval": 1.0}},
+                "monitors": {"core_log": {"interval": 1.0}, "queue_vars": ["ave_"]},
             },
             "duration": 101,
             "warmup": 1,
@@ -102,7 +102,7 @@ def wireless_run(ns_binary, tmp_path_factory) -> Path:
 def produced(real_run, wireless_run, untraced_run, core_log_run) -> pd.DataFrame:  # noqa: F811
     """(scope, metric) of every metrics row of the four runs."""
     frames = [
-        metrics.run_metrics(run, warmup=1.0, queue_thresholds=(1000,))[0]
+        metrics.run_metrics(run, warmup=1.0, queue_thresholds=(1000,), queue_ranges=((0, 5),), settle=((1, 0.5),))[0]
         for run in (real_run, wireless_run, untraced_run, core_log_run)
     ]
     return pd.concat(frames, ignore_index=True)[["scope", "metric"]].drop_duplicates()
@@ -126,8 +126,14 @@ def test_every_registered_metric_is_produced_in_every_scope_it_lists(produced):
 
 
 def test_the_real_run_has_every_member_of_each_patterned_family(real_run):
-    names = set(metrics.run_metrics(real_run, warmup=1.0, queue_thresholds=(1000, 5000))[0]["metric"])
+    names = set(
+        metrics.run_metrics(real_run, warmup=1.0, queue_thresholds=(1000, 5000), queue_ranges=((0, 5), (5, 15)))[0][
+            "metric"
+        ]
+    )
     assert {"queue_above_1000B_pct", "queue_above_5000B_pct", "bottleneck_queue_above_5000B_pct"} <= names
+    assert {"queue_pkts_in_0_5_pct", "queue_pkts_in_5_15_pct", "bottleneck_queue_pkts_in_5_15_pct"} <= names
+    assert "qvar_ave_mean" in names
     assert {f"core_drop_hint_le{k}_pct" for k in metrics.HINT_LEVELS} <= names
     assert {"object_delay_s_p70", "object_delay_s_p90", "object_delay_s_p95"} <= names
     assert "core_drops_per_s_var@0-100" in names

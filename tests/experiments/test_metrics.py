@@ -478,3 +478,52 @@ def test_congestion_epochs_are_the_window_s_decreases_per_second():
     assert as_dict(rows, "flow1")["cwnd_epochs_per_s"] == pytest.approx(1 / 3)
     assert as_dict(rows, "flow2")["cwnd_epochs_per_s"] == pytest.approx(2 / 3)
     assert as_dict(rows, "all")["cwnd_epochs_per_s"] == pytest.approx(1 / 3)  # flow 3 never changes: 0
+
+
+def test_queue_range_shares_count_a_below_x_at_most_b():
+    packets = pd.Series([0, 5, 6, 15, 16, 25, 30, 35, 10, 11])
+    shares = metrics.queue_range_shares(packets, [(5, 15), (25, 35), (8, 11)])
+    assert shares == {"queue_pkts_in_5_15_pct": 40.0, "queue_pkts_in_25_35_pct": 20.0, "queue_pkts_in_8_11_pct": 20.0}
+
+
+def test_queue_variance_is_the_population_variance_of_the_samples():
+    times = pd.Series([0.0, 0.01, 0.02, 0.03])
+    stats = metrics.queue_stats(times, pd.Series([2, 4, 4, 6]))
+    assert stats["queue_pkts_var"] == 2.0 and stats["queue_pkts_std"] == math.sqrt(2.0)
+
+
+def test_sampled_queue_variables_give_window_means_and_series():
+    samples = pd.DataFrame(
+        {"time": [0.0, 0.0, 1.0, 1.0, 2.0, 2.0], "var": ["ave_", "cur_max_p_"] * 3,
+         "value": [0.0, 0.1, 4.0, 0.2, 8.0, 0.3]}
+    )  # fmt: skip
+    rows, series = metrics.queue_var_metrics(samples, warmup=1.0, end=2.0)
+    assert rows == [
+        {"scope": "core0", "metric": "qvar_ave_mean", "value": 6.0},
+        {"scope": "core0", "metric": "qvar_cur_max_p_mean", "value": 0.25},
+    ]
+    assert sorted(set(series["metric"])) == ["qvar_ave", "qvar_cur_max_p"]
+    assert len(series) == 6, "the series keeps the warm-up"
+
+
+@pytest.mark.parametrize(
+    "values, expected",
+    [
+        ([5, 5, 12, 14, 11, 9, 12], 3.0),  # above 10 at t=2, back at or below it at t=5: 5 - 2 s after t0
+        ([5, 5, 8, 9, 10, 9, 8], 0.0),  # never above the level after t0: nothing to return from
+        ([5, 5, 12, 14, 11, 12, 13], 4.0),  # never back: censored at the run's end (6) - t0
+        ([12, 5, 5, 5, 5, 5, 5], 0.0),  # above it only before t0
+    ],
+)
+def test_settle_time_after_t0(values, expected):
+    times = np.arange(7.0)
+    assert metrics.settle_time(times, np.array(values, dtype=float), t0=2.0, level=10, end=6.0) == expected
+
+
+def test_settle_metrics_are_named_by_level_and_time_and_need_the_average():
+    samples = pd.DataFrame({"time": [0.0, 1.0, 2.0, 3.0], "var": "ave_", "value": [1.0, 12.0, 9.0, 9.0]})
+    assert metrics.settle_metrics(samples, [(0.5, 10), (0, 20)], end=3.0) == [
+        {"scope": "core0", "metric": "queue_ave_settle_10_s@0.5", "value": 1.5},
+        {"scope": "core0", "metric": "queue_ave_settle_20_s@0", "value": 0.0},
+    ]
+    assert metrics.settle_metrics(samples.assign(var="cur_max_p_"), [(0.5, 10)], end=3.0) == []

@@ -283,3 +283,28 @@ def test_a_choice_s_where_names_levels(tmp_path):
         config.ConfigError, match=r"choices\[0\]\.where\.scheme: 'BQM' is not a level; levels: bqm, stock"
     ):
         config.load(path)
+
+
+BOTH_BUFFERS = {"id": "buffers", "what": "every buffer", "choice": "default", "why": "t",
+                "alternatives": [{"label": "small", "why": "small",
+                                  "set": {"queues.RED.knobs.limit_": 5, "queues.DT.knobs.limit_": 5}}]}  # fmt: skip
+
+
+def test_one_alternative_sets_several_queues_in_each_experiment_that_uses_one(tmp_path):
+    """A set over several named queues (every RED variant of a file) applies wherever one of them is used; each
+    experiment's runs change only in the queue they use."""
+    doc = load(tmp_path, choices=[BOTH_BUFFERS])
+    doc["claims"].append({**doc["claims"][0], "id": "other_claim", "experiment": "other"})
+    (reading,) = readings.run_readings(doc)
+    assert sorted(readings.experiments_of(doc, reading)) == ["other", "tiny"]
+    for name, queue in (("tiny", "Queue/RED"), ("other", "Queue/DropTail")):
+        (run, *_) = matrix.expand(doc, "exp.yaml", [name], reading)
+        assert run.params["core_queue"]["class"] == queue
+        assert run.params["core_queue"]["knobs"]["limit_"] == 5
+
+
+def test_a_set_naming_an_undefined_queue_is_refused(tmp_path):
+    choice = {**BOTH_BUFFERS, "alternatives": [{**BOTH_BUFFERS["alternatives"][0],
+                                                "set": {"queues.NOPE.knobs.limit_": 5}}]}  # fmt: skip
+    with pytest.raises(config.ConfigError, match="queues.NOPE"):
+        load(tmp_path, choices=[choice])

@@ -52,6 +52,8 @@ def test_an_unknown_replications_setting_names_what_is_allowed():
         ({"uniform": [0, 2]}, {"uniform": [0, 2]}),
         ({"uniform": [0, 180]}, {"uniform": [0.0, 3.0]}),  # a 300-s run cut to 5 s: the window with it
         (240.0, 4.0),
+        # staggered: always with the run (how many flows it starts is an axis's to say)
+        ({"first": 60.0, "every": 0.3}, {"first": 1.0, "every": 0.005}),
     ],
 )
 def test_the_smoke_profile_compresses_starts_its_short_runs_would_not_reach(start, expected):
@@ -69,3 +71,10 @@ def test_the_smoke_profile_compresses_an_alternative_start_window_too():
     full = load("configs/bqm.yaml", Settings.from_config({}))
     (unchanged,) = next(c for c in full["choices"] if c.get("id") == "adhoc_start")["alternatives"]
     assert unchanged["value"] == {"uniform": [0, 90]}
+
+
+def test_the_smoke_profile_shrinks_a_group_s_stop_with_its_starts():
+    """psand's step_down flows start every 0.1 s from 0 and stop at 50 s of 100: in 5 s, they stop at 2.5 s."""
+    doc = load("configs/psand.yaml", Settings.from_config({"smoke": True, "smoke_duration": 5}))
+    added = doc["experiments"]["step_down"]["scenario"]["flows"]["additional"]
+    assert added["stop"] == 2.5 and added["start"] == {"first": 0.0, "every": 0.005}

@@ -39,6 +39,8 @@ CORE_LOG = {
     "core_bins": ("bin\tevent\tfid\tpackets\tbytes\thint_sum\thinted\n", "0\tarrival\t1\t3\t3120\t6.5\t3\n"),
     "core_drops": ("time\tfid\tseqno\tsize\thint\tqlen\n", "0.050000000\t1\t7\t1040\t2.5\t20\n"),
     "core_delays": ("time\tfid\tseqno\tdelay\n", "0.060000000\t1\t2\t0.031000000\n"),
+    # not core_log's, but read the same way: monitors.queue_vars (DESIGN.md section 5.5)
+    "queue_vars": ("time\tvar\tvalue\n", "0.010000\tave_\t1.5\n"),
 }
 # A wired run has every table but wireless_drops (drops.tr: wireless runs only, tests/parsers/test_wireless_drops.py).
 WIRED_KINDS = [kind for kind in KINDS if kind != "wireless_drops"]

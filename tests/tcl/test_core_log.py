@@ -500,7 +500,7 @@ BAD = [
         ["core_reverse_queue"],
         {"class": "Queue/REDD", "knobs": {}},
         'core_reverse_queue.class: unknown class "Queue/REDD" (must be a subclass of Queue); '
-        "known: Queue/RED, Queue/RED/PD, Queue/REM, Queue/dsRED, Queue/CBQ (the 5 closest of 32)",
+        "known: Queue/RED, Queue/LRED, Queue/RED/PD, Queue/REM, Queue/dsRED (the 5 closest of 34)",
     ),
 ]
 

@@ -295,7 +295,7 @@ BAD = [
         ["core_queue", "class"],
         "Queue/REDD",
         'core_queue.class: unknown class "Queue/REDD" (must be a subclass of Queue); '
-        "known: Queue/RED, Queue/RED/PD, Queue/REM, Queue/dsRED, Queue/CBQ (the 5 closest of 32)",
+        "known: Queue/RED, Queue/LRED, Queue/RED/PD, Queue/REM, Queue/dsRED (the 5 closest of 34)",
     ),
     (
         ["flows", 0, "agent", "class"],
@@ -320,8 +320,23 @@ BAD = [
     (
         ["monitors", "queue_sample_intervall"],
         0.1,
-        "monitors.queue_sample_intervall: unknown field; known: core_log, packet_trace, queue_sample_interval",
+        "monitors.queue_sample_intervall: unknown field; "
+        "known: core_log, flow_sample_interval, packet_trace, queue_sample_interval, queue_vars",
     ),
+    (
+        ["monitors", "queue_vars"],
+        ["avg_"],
+        'monitors.queue_vars: Queue/RED has no variable "avg_"; known: variables the queue binds '
+        "(e.g. RED's ave_, cur_max_p_; see meta.json's core queue knobs)",
+    ),
+    (
+        ["monitors", "flow_sample_interval"],
+        0.25,
+        "monitors.flow_sample_interval: 0.25 s is not a whole multiple of queue_sample_interval (0.1 s); "
+        "known: k x 0.1 for a whole k >= 1",
+    ),
+    (["flows", 0, "stop"], 0.0, 'flows[0].stop: bad value "0.0"; known: a number > 0'),
+    (["flows", 2, "stop"], 11, "flows[2].stop: stops at 11; known: start (0.0) < stop <= duration (10.0)"),
     (
         ["flows", 0, "agent", "knobs", "window_"],
         "abc",

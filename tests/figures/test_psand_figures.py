@@ -1,0 +1,125 @@
+"""figures/psand.py on small hand-made tables: the comparison tables' cells and the queue-evolution grid."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from figures import psand
+from figures.common import ExperimentData
+
+TABLE = {"id": "t22", "experiment": "coef_gamma", "rows": "variant", "columns": "flows", "levels": [3, 28],
+         "metrics": [["bottleneck_queue_pkts_mean", "AQS", 2], ["bottleneck_drop_pct", "PLR (%)", 1]],
+         "caption": "Table 2.2"}  # fmt: skip
+
+
+def metrics_frame() -> pd.DataFrame:
+    rows = []
+    for variant, base in (("ARED_Feng", 10.0), ("PSAND2", 7.0)):
+        for flows in (3, 25, 28):
+            for seed, noise in ((1, -1.0), (2, 1.0)):
+                rows.append({"variant": variant, "flows": flows, "seed": seed, "scope": "all",
+                             "metric": "bottleneck_queue_pkts_mean", "value": base + flows / 10 + noise})  # fmt: skip
+                rows.append({"variant": variant, "flows": flows, "seed": seed, "scope": "all",
+                             "metric": "bottleneck_drop_pct", "value": 1.0 + seed})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture
+def table_data() -> ExperimentData:
+    return ExperimentData(metrics_frame(), pd.DataFrame(), ["flows", "variant"], {"variant": ["ARED_Feng", "PSAND2"]})
+
+
+def test_comparison_cells_are_means_over_seeds_of_the_chosen_columns_only(table_data):
+    frame = psand.comparison_frame(table_data, TABLE)
+    assert list(frame["flows"].unique()) == [3, 28], "N = 25 is not a column of this table"
+    cell = frame[(frame["variant"] == "PSAND2") & (frame["flows"] == 28)].iloc[0]
+    assert cell["bottleneck_queue_pkts_mean"] == pytest.approx(9.8) and cell["seeds"] == 2
+    assert cell["bottleneck_drop_pct"] == pytest.approx(2.5)
+
+
+def test_comparison_table_markdown_is_laid_out_as_the_thesis(tmp_path, table_data):
+    csv, md = psand.comparison_table(table_data, tmp_path / "t22", TABLE)
+    lines = md.read_text().splitlines()
+    header = next(line for line in lines if line.startswith("| variant"))
+    assert header == "| variant | AQS, flows = 3 | AQS, flows = 28 | PLR (%), flows = 3 | PLR (%), flows = 28 |"
+    feng = next(line for line in lines if line.startswith("| ARED_Feng"))
+    assert feng.startswith("| ARED_Feng | 10.30 ± ") and "| 2.5 ± " in feng
+    assert "mean over 2 seeds" in md.read_text()
+    assert len(pd.read_csv(csv)) == 4
+
+
+def test_a_table_without_its_metrics_is_an_error(table_data):
+    with pytest.raises(ValueError, match="no values"):
+        psand.comparison_frame(table_data, {**TABLE, "metrics": [["bottleneck_queue_pkts_var", "VQS", 2]]})
+
+
+def series_frame() -> pd.DataFrame:
+    rows = []
+    for scheme in ("RED", "PSAND"):
+        for added in (20, 50):
+            for seed in (1, 2):
+                for t in (0.0, 0.01, 0.02):
+                    rows.append({"scheme": scheme, "added": added, "seed": seed, "scope": "core0",
+                                 "metric": "queue_pkts", "t": t, "value": 3.0})  # fmt: skip
+                    rows.append({"scheme": scheme, "added": added, "seed": seed, "scope": "core0",
+                                 "metric": "qvar_ave", "t": t, "value": 1.0})  # fmt: skip
+                    rows.append({"scheme": scheme, "added": added, "seed": seed, "scope": "core1",
+                                 "metric": "queue_pkts", "t": t, "value": 9.0})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_evolution_keeps_the_bottleneck_of_the_first_seed():
+    data = ExperimentData(pd.DataFrame(), series_frame(), ["added", "scheme"])
+    frame = psand.evolution_frame(data, {"id": "f", "experiment": "step_up"})
+    assert set(frame["seed"]) == {1} and set(frame["scope"]) == {"core0"}
+    assert set(frame["metric"]) == {"queue_pkts", "qvar_ave"}
+
+
+def test_evolution_figure_is_drawn_and_needs_the_average(tmp_path):
+    data = ExperimentData(pd.DataFrame(), series_frame(), ["added", "scheme"])
+    (png,) = psand.queue_evolution(data, tmp_path / "fig", {"id": "f", "experiment": "step_up", "panels": "scheme",
+                                                             "rows": "added"})  # fmt: skip
+    assert png.stat().st_size > 0
+    bare = ExperimentData(pd.DataFrame(), series_frame().query("scope == 'core1'"), ["added", "scheme"])
+    with pytest.raises(ValueError, match="queue_vars"):
+        psand.evolution_frame(bare, {"id": "f", "experiment": "step_up"})
+
+
+def queue_runs(tmp_path) -> ExperimentData:
+    """Two runs (flows 3, PSAND and RED, one seed) with hand-made bottleneck samples, as the aggregate stage
+    leaves them: runs.parquet naming each run's directory, its tables/queue.parquet and params.json."""
+    index = []
+    for scheme, sizes in (("PSAND", [0, 5, 5, 6]), ("RED", [10, 10, 10, 12])):
+        run = tmp_path / "runs" / scheme
+        (run / "tables").mkdir(parents=True)
+        (run / "params.json").write_text('{"flows": []}')
+        queue = pd.DataFrame({"link": ["core0"] * 4 + ["core1"] * 4, "size_packets": sizes + [30] * 4})
+        queue.to_parquet(run / "tables" / "queue.parquet")
+        index.append({"flows": 3, "scheme": scheme, "seed": 1, "directory": str(run)})
+    pd.DataFrame(index).to_parquet(tmp_path / "runs.parquet")
+    return ExperimentData(pd.DataFrame(), pd.DataFrame(), ["flows", "scheme"], {}, {}, tmp_path)
+
+
+def test_queue_pmf_is_the_share_of_the_bottleneck_samples_per_length(tmp_path):
+    data = queue_runs(tmp_path)
+    artifact = {"id": "f211", "experiment": "load", "panels": "flows", "hue": "scheme", "levels": [3]}
+    frame = psand.queue_pmf_frame(data, artifact)
+    psand_rows = frame[frame["scheme"] == "PSAND"].set_index("size_packets")["probability"].to_dict()
+    assert psand_rows == {0: 0.25, 5: 0.5, 6: 0.25}, "core1's samples are not the bottleneck's"
+    assert frame.groupby("scheme")["probability"].sum().tolist() == [1.0, 1.0]
+    (png,) = psand.queue_pmf(data, tmp_path / "fig", artifact)
+    assert png.stat().st_size > 0
+
+
+def test_metric_panels_draws_one_panel_per_level_and_needs_its_metric(tmp_path):
+    cells = [(n, c, g, s) for n in (3, 103) for c in (0.5, 1) for g in (0.25, 1.5) for s in (1, 2)]
+    rows = [{"flows": n, "coef": c, "gamma": g, "seed": s, "scope": "all", "metric": "bottleneck_drop_pct",
+             "value": n / 10 + c + s} for n, c, g, s in cells]  # fmt: skip
+    data = ExperimentData(pd.DataFrame(rows), pd.DataFrame(), ["flows", "coef", "gamma"])
+    artifact = {"id": "f214", "experiment": "sweep", "metric": "bottleneck_drop_pct", "panels": "flows", "x": "coef",
+                "hue": "gamma"}  # fmt: skip
+    (png,) = psand.metric_panels(data, tmp_path / "f214", artifact)
+    assert png.stat().st_size > 0
+    with pytest.raises(ValueError, match="no values"):
+        psand.metric_panels(data, tmp_path / "none", {**artifact, "metric": "bottleneck_queue_pkts_var"})
