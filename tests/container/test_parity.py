@@ -70,18 +70,22 @@ def results_from_env(variable: str, producer: str) -> Path:
 
 
 def baseline_only(host: Path, other: Path) -> Path:
-    """A view of the host's results restricted to what `reproduce-all` alone makes: no readings' tables, no
-    sensitivity table, and only the run directories the other side has (its runs.parquet files, compared byte
-    for byte, say which runs the baseline has: a baseline run missing there shows as a runs.parquet difference).
-    Returned as a directory of symlinks, so that tree_differences compares it like any tree."""
+    """A view of the host's results restricted to what `reproduce-all` of the papers the other side ran makes: no
+    readings' tables, no sensitivity table, no other paper's tables, and only the run directories the other side
+    has (its runs.parquet files, compared byte for byte, say which runs the baseline has: a baseline run missing
+    there shows as a runs.parquet difference). Returned as a directory of symlinks, so that tree_differences
+    compares it like any tree."""
     view = other.parent / f".{other.name}.host-baseline"
     if view.exists():
         shutil.rmtree(view)
     ours = {str(p.relative_to(host)) for pattern in COMPARED for p in host.glob(pattern)}
     theirs_runs = {p.parts[1] for p in (q.relative_to(other) for q in other.glob("runs/*")) if len(p.parts) > 1}
+    papers = {p.name for p in other.iterdir() if p.is_dir() and p.name != "runs"}
     for rel in sorted(ours):
         parts = Path(rel).parts
         if "readings" in parts or parts[-1] == "sensitivity.parquet":
+            continue
+        if parts[0] != "runs" and parts[0] not in papers:
             continue
         if parts[0] == "runs" and parts[1] not in theirs_runs:
             continue
@@ -128,6 +132,8 @@ def test_a_baseline_only_run_is_compared_with_the_host_s_baseline_files(tmp_path
     for rel in ("p/exp/metrics.parquet", "runs/a/params.json"):
         (other / rel).parent.mkdir(parents=True, exist_ok=True)
         (other / rel).write_bytes(files[rel])
+    (host / "q/exp/metrics.parquet").parent.mkdir(parents=True)
+    (host / "q/exp/metrics.parquet").write_bytes(b"another paper")
     assert tree_differences(baseline_only(host, other), other) == (2, [])
     (other / "p/exp/metrics.parquet").unlink()
     _, problems = tree_differences(baseline_only(host, other), other)
