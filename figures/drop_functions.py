@@ -69,7 +69,7 @@ RED_GENTLE = Red(min_th=5, max_th=15, max_p=0.1, gentle=True)
 # Fig. 1.2: the thesis gives no p_max; 0.15 is our choice (a value of the order of RED's Max_p, large enough that
 # the p_max / 4 step is visible). The buffer is the thesis's 35 packets, so the steps are at 35/6 and 35/3.
 SRED = Sred(buffer=BUFFER, p_max=0.15)
-SRED_FLOWS = (64, 128, 256)  # N of Eq. 1.7 drawn beside Eq. 1.6: min(1, N^2/256^2) = 1/16, 1/4, 1
+SRED_FLOWS = (64, 128)  # N of Eq. 1.7 drawn beside Eq. 1.6: min(1, N^2/256^2) = 1/16, 1/4 (N >= 256: Eq. 1.6 itself)
 # Fig. 1.3: the thesis gives no values; ours: K_l = Min_th 5 and K_h = 2 Max_th 30 of the gentle RED of Fig. 1.1
 # (so that the two can be compared over the same span), the buffer 35, and three gammas: 0.5 (one straight line),
 # 0.9 (a gentle first segment, as RED's, then a steep one) and 0.25 (the reverse).
