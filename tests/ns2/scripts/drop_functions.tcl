@@ -12,7 +12,14 @@
 # {t send in|out n} sends n packets from that agent, {t sample var ...}
 # prints "sample <t> <var> <value>" per variable, {t drops} prints "drops <t>
 # <n>", the queue's drops so far. Events at the same instant run in list order.
-lassign $argv queue knobs events
+# With no arguments: stock RIO, In and Out bursts at hand-set averages, so that
+# Debian's ns runs it too (tests/ns2/test_byte_identity.py).
+set args {RED/RIO {limit_ 50 q_weight_ 1e-12 priority_method_ 1}
+          {{1.0 set ave_ 10} {1.0 send out 6} {1.0 sample ave_ out_prob1_} {1.0 drops}
+           {2.0 set in_ave_ 20} {2.0 send in 6} {2.0 sample in_ave_ in_prob1_} {2.0 drops}
+           {3.0 set ave_ 20} {3.0 send out 6} {3.0 drops}}}
+set args [concat $argv [lrange $args $argc end]]
+lassign $args queue knobs events
 
 set ns [new Simulator]
 set n0 [$ns node]
