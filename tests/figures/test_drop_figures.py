@@ -71,6 +71,15 @@ def test_agreement_counts_only_recomputed_samples_and_finds_a_bad_one(tmp_path):
     assert on.tolist() == [True, True, False]
 
 
+def test_agreement_allows_the_read_back_rounding_at_a_jump_only(tmp_path):
+    # strict: an average read as 15 (6 digits) may be 14.999996, where ns-2's 0.1 is right; 0.05 is wrong anyway
+    strict = {**RED, "knobs": {**RED["knobs"], "gentle_": False}}
+    data = runs(tmp_path, {"RED_strict": (strict, [(0.0, 15.0, 0.1), (0.01, 15.0, 1.0), (0.02, 15.0, 0.05)])})
+    fn = dfig.queue_function(strict)
+    frame = dfig.agreement(dfig.sampled_pairs(data, "queue", "RED_strict", fn.x, fn.y), fn)
+    assert (frame["error"] <= dfig.ON_CURVE).tolist() == [True, True, False]
+
+
 def test_red_and_rio_figures_are_drawn(tmp_path):
     data = runs(tmp_path, {"RED_gentle": (RED, [(0.0, 10.0, 0.05)]), "RIO_in": (RIO, [(0.0, 20.0, 0.02 / 3)])})
     (png,) = dfig.red_figure(data, tmp_path / "f11", {"id": "f11", "experiment": "e", "panels": "queue",
