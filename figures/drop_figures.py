@@ -171,8 +171,9 @@ def rio_figure(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
     ax.plot(GRID, df.red(GRID, fn_out.params), color="black", lw=1.2, label="formula")
     ax.plot(GRID, df.red(GRID, fn_in.params), color="black", lw=0.8, ls=":", label="In (for comparison)")
     ax.set_title(describe(fn_out, "(b) Out"), fontsize=8)
-    ax.text(0.02, 0.97, "formula only: ns-2.35 updates Avg_total only at In\narrivals, and every flow here is In "
-            "(checked in\ntests/ns2/test_drop_functions.py)", transform=ax.transAxes, va="top", fontsize=7)  # fmt: skip
+    note = ("formula only: ns-2.35 updates Avg_total only at In\narrivals, and every flow here is In (checked in\n"
+            "tests/ns2/test_drop_probability.py)")  # fmt: skip
+    ax.text(0.02, 0.97, note, transform=ax.transAxes, va="top", fontsize=7)
     return finish(fig, grid, out, artifact)
 
 

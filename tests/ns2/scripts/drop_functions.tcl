@@ -1,5 +1,5 @@
 # Hand-built arrivals at one RED-family queue, to read the drop probability
-# ns-2 computes from a hand-set average (tests/ns2/test_drop_functions.py).
+# ns-2 computes from a hand-set average (tests/ns2/test_drop_probability.py).
 # Two UDP agents on n0 send 1000-byte packets straight into the queue of
 # n0 -> n1 (1 Mb/s, 10 ms): "in" with fid 1, "out" with fid 0 (Queue/RED/RIO
 # with priority_method_ 1 takes a packet as In when its fid is not 0).
