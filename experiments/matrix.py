@@ -21,6 +21,7 @@ import jsonschema
 
 from experiments import mobility
 from experiments.config import ConfigError, axes_of, check_scenario, describe_error, schema, unshared
+from experiments.metrics import seconds
 from experiments.readings import BASELINE, QUEUES, Reading, reading_axes
 from experiments.runkey import KEY_LENGTH, canonical_json
 
@@ -125,6 +126,13 @@ def start_times(start: Any, count: int, rng: random.Random) -> list[float]:
     return [start] * count
 
 
+def edge_delays(spread: dict, count: int) -> list[str]:
+    """Each flow's access-link delay, linear from spread's first to its last (ns-2 notation, in ms to the ns)."""
+    first, last = seconds(spread["first"]), seconds(spread["last"])
+    steps = max(count - 1, 1)
+    return [f"{round((first + (last - first) * i / steps) * 1e3, 6)!r}ms" for i in range(count)]
+
+
 def flow_endpoints(endpoints: Any, count: int, nodes: int, rng: random.Random) -> list[dict]:
     """Each wireless flow's source_node and sink_node: fixed ([s, d], -1 the last node) or random (ordered pairs of
     two different nodes, uniform)."""
@@ -174,14 +182,18 @@ def resolve_flows(groups: dict, seed: int, edge_link: dict | None, queues: dict,
         if "gaimd" in group:
             agent["knobs"].update(gaimd_knobs(group["gaimd"]))
         shared = {key: group[key] for key in ("enter", "leave", "stop") if key in group}  # every flow of the group
-        if "edge_link" in group:
-            link = {**edge_link, **group["edge_link"]}
+        if "edge_link" in group or "edge_delays" in group:
+            link = {**edge_link, **group.get("edge_link", {})}
             link["queue"] = resolve_queue(link["queue"], queues)
             shared["edge_link"] = link
         starts = start_times(group["start"], group["count"], rng)
         ends = [{}] * len(starts)
         if "endpoints" in group:
             ends = flow_endpoints(group["endpoints"], group["count"], nodes, ends_rng)
+        if "edge_delays" in group:
+            delays = edge_delays(group["edge_delays"], group["count"])
+            link = shared["edge_link"]
+            ends = [{**end, "edge_link": {**link, "delay": d}} for end, d in zip(ends, delays, strict=True)]
         for start, end in zip(starts, ends, strict=True):
             flows.append(
                 {

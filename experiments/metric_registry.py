@@ -34,11 +34,12 @@ NEEDS = {
 # Causes of wireless_drops_<cause> (must equal metrics.WIRELESS_DROP_CAUSES; a test checks).
 WIRELESS_DROP_CAUSES = ("queue", "route", "mac", "arp", "other")
 
-# Must equal metrics.CORE_VAR_WINDOWS_S and metrics.HINT_LEVELS (a test checks); kept here so that
-# validating a file does not import pandas.
+# Must equal metrics.CORE_VAR_WINDOWS_S, HINT_LEVELS, OBJECT_DELAY_PERCENTILES and LOSS_RUN_LENGTHS (a test
+# checks); kept here so that validating a file does not import pandas.
 CORE_VAR_WINDOWS_S = (100, 500, 1000)
 HINT_LEVELS = range(1, 11)
 OBJECT_DELAY_PERCENTILES = (70, 90, 95)
+LOSS_RUN_LENGTHS = range(1, 11)
 
 
 @dataclass(frozen=True)
@@ -161,6 +162,12 @@ def _bottleneck_copies(link_metrics: list[Metric]) -> list[Metric]:
 
 _E2E = (PACKET_TRACE,)
 _E2E_NOTE = "data packets from entry link to exit link (a TCP connection's header-only SYN is not data)"
+_LOSS_RUN = (
+    "A run: a maximal sequence of one flow's consecutive data packets (entry order, retransmissions included) all "
+    "dropped anywhere on its path, other flows' packets in between not cutting it; runs of all the scope's flows "
+    "pooled. A run counts whole when its first packet entered in [warmup, duration) and a delivered packet of the "
+    "flow ends it: one begun in the warm-up does not count, nor one the run's end leaves open"
+)
 _TCP = (TCP_FLOWS,)
 _HTTP = (HTTP_FLOWS,)
 _CORE = (CORE_LOG,)
@@ -189,6 +196,11 @@ _OTHER_METRICS = [
     Metric("e2e_loss_pct_flow_std", _MULTI, "%", "population standard deviation across the flows of the same",
            _E2E),
     Metric("e2e_packets", _E2E_SCOPES, "packets", "data packets counted (dropped or delivered)", _E2E),
+    Metric("e2e_loss_run_<k>_pct", _E2E_SCOPES, "%",
+           f"k = {LOSS_RUN_LENGTHS[0]}..{LOSS_RUN_LENGTHS[-1]}: per-flow loss runs of exactly k packets / the "
+           f"scope's runs x 100 (nan without a run). {_LOSS_RUN}", _E2E,
+           rf"e2e_loss_run_({'|'.join(map(str, LOSS_RUN_LENGTHS))})_pct"),
+    Metric("e2e_loss_run_mean", _E2E_SCOPES, "packets", "mean length of the same runs (nan without a run)", _E2E),
     Metric("e2e_bound_excess_pct", _E2E_SCOPES, "%",
            "Koo et al. §5.2's bound, per 1-s bin of exit time: (flow, bin) pairs whose mean delay of the packets "
            "delivered in the bin exceeds n x D_avg + propagation / pairs x 100; n = core routers the flow crosses, "

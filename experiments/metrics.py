@@ -58,6 +58,12 @@ chain's end-to-end flows without its cross traffic), each flow group and each fl
                              flight when the run ends are neither
   e2e_loss_marked_pct_mean / _std  the same with a packet delivered CE-marked counted lost
   e2e_packets                data packets counted (dropped or delivered)
+  e2e_loss_run_<k>_pct       k = 1..10: the scope's per-flow loss runs of exactly k packets /
+                             its runs x 100; a run is a maximal sequence of one flow's
+                             consecutive data packets all dropped (loss_runs), counted when it
+                             begins in the window and a delivered packet ends it (counted_runs);
+                             the runs of the scope's flows pooled; nan without a run
+  e2e_loss_run_mean          mean length (packets) of the same runs; nan without a run
   e2e_delay_ms_flow_mean / _std, e2e_loss_pct_flow_mean / _std  (not per flow): mean and
                              population standard deviation across the scope's flows of
                              each flow's mean delay, and of each flow's dropped / sent x 100
@@ -184,6 +190,7 @@ OBJECT_DELAY_PERCENTILES = (70, 90, 95)  # q of object_delay_s_p<q> and object_d
 CONNECTION_SUFFIX = "_connection"  # goodput and fairness over [0, duration] instead of [warmup, duration]
 SINCE_START_SUFFIX = "_since_start"  # each flow's goodput from its own start to duration
 WIRELESS_DROP_CAUSES = ("queue", "route", "mac", "arp", "other")  # of wireless_drops_<cause>
+LOSS_RUN_LENGTHS = range(1, 11)  # k of e2e_loss_run_<k>_pct
 TCP_HEADER_BYTES = 40  # ns-2's tcpip_base_hdr_size_: a TCP packet this small carries no data
 _UNITS = {"": 1.0, "k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "g": 1e9, "G": 1e9}
 
@@ -436,17 +443,57 @@ def e2e_values(packets: pd.DataFrame, warmup: float, interval: float, multi_flow
     return values
 
 
+def loss_runs(data: pd.DataFrame) -> pd.DataFrame:
+    """One row per per-flow loss run of the data packets (journeys order: entry time, uid): fid, t_start (entry
+    time of its first packet), length (packets) and closed.
+
+    A loss run is a maximal sequence of a flow's consecutive data packets that were all dropped, wherever on the
+    path; other flows' packets in between do not cut it. Every data packet the trace shows counts, a
+    retransmission included (it is a packet of its own, with its own uid). `closed`: the flow's next packet was
+    delivered, so the run's length is known; a run that ends the trace, or is followed by a packet still in
+    flight at the end, is not closed.
+    """
+    flows = data[["fid", "t_enter", "dropped"]].assign(delivered=data["t_exit"].notna())
+    flows = flows.sort_values("fid", kind="stable")  # each flow's packets together, in entry order
+    same_flow_as_previous = flows["fid"].eq(flows["fid"].shift())
+    starts = flows["dropped"] & ~(flows["dropped"].shift(fill_value=False) & same_flow_as_previous)
+    next_delivered = flows["fid"].eq(flows["fid"].shift(-1)) & flows["delivered"].shift(-1, fill_value=False)
+    lost = flows.assign(run=starts.cumsum(), next_delivered=next_delivered)[flows["dropped"]]
+    runs = lost.groupby("run").agg(fid=("fid", "first"), t_start=("t_enter", "first"), length=("fid", "size"),
+                                   closed=("next_delivered", "last"))  # fmt: skip
+    return runs.reset_index(drop=True)
+
+
+def counted_runs(runs: pd.DataFrame, warmup: float, end: float) -> pd.DataFrame:
+    """The loss runs of the window: those whose first packet entered in [warmup, end) and whose length is known
+    (closed). A run begun before warmup belongs to the warm-up, whole; one begun in the window counts whole."""
+    return runs[(runs["t_start"] >= warmup) & (runs["t_start"] < end) & runs["closed"]]
+
+
+def loss_run_values(lengths: pd.Series) -> dict[str, float]:
+    """e2e_loss_run_<k>_pct for k in LOSS_RUN_LENGTHS and e2e_loss_run_mean of the runs' lengths (nan if none)."""
+    names = [f"e2e_loss_run_{k}_pct" for k in LOSS_RUN_LENGTHS]
+    if lengths.empty:
+        return dict.fromkeys([*names, "e2e_loss_run_mean"], math.nan)
+    shares = lengths.value_counts(normalize=True) * 100
+    return {name: float(shares.get(k, 0.0)) for name, k in zip(names, LOSS_RUN_LENGTHS, strict=True)} | {
+        "e2e_loss_run_mean": float(lengths.mean())
+    }
+
+
 def e2e_metrics(journeys: pd.DataFrame, params: dict, warmup: float, end: float, interval: float):
     """(metrics rows, series rows) of end-to-end delay and loss for scope all, through, each group and each flow."""
     data = journeys[~((journeys["ptype"] == "tcp") & (journeys["size"] <= TCP_HEADER_BYTES))]
     window = data[(data["t_enter"] >= warmup) & (data["t_enter"] < end)]
     settled = window[window["dropped"] | window["t_exit"].notna()]  # not still in flight at the end
+    runs = counted_runs(loss_runs(data), warmup, end)
     rows, series = [], []
     for scope, packets in e2e_scopes(settled, params):
         if packets.empty:
             continue
         multi_flow = not scope.startswith("flow")
         rows += _rows(scope, e2e_values(packets, warmup, interval, multi_flow))
+        rows += _rows(scope, loss_run_values(runs.loc[runs["fid"].isin(packets["fid"].unique()), "length"]))
         delivered = packets[~packets["dropped"]]
         mean_delay = delivered.groupby(_bins(delivered["t_enter"], warmup, interval))["delay"].mean() * 1000
         loss_pct = _per_bin_loss(packets, packets["dropped"], warmup, interval)

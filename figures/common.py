@@ -55,6 +55,11 @@ DPI = 120
 sns.set_theme(style="whitegrid", context="paper", palette="colorblind")
 
 
+def scope_label(scope: str) -> str:
+    """The metrics table's scope of an artifact's `scope`: all, or group:<name> for a flow group's name."""
+    return scope if scope == "all" else f"group:{scope}"
+
+
 @dataclass
 class ExperimentData:
     """The aggregate tables of one experiment (experiments.aggregate)."""

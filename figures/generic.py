@@ -4,7 +4,8 @@
       - {id: delay_vs_flows, experiment: sweep, module: figures.generic,
          function: metric_vs_axis, metric: e2e_delay_ms_mean, x: flows_n, hue: queue}
 
-Each point is the mean over seeds of a per-run metric (scope `all`), with its 95 %
+Each point is the mean over seeds of a per-run metric (scope `all`, or the flow group
+`scope` names), with its 95 %
 bootstrap confidence interval over seeds, seeded like every figure module's
 (figures.common.BOOT_SEED): the same tables give the same PNG bytes.
 """
@@ -17,7 +18,14 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import seaborn as sns
 
-from figures.common import BOOT_SEED, CI_BAND, ExperimentData, save_figure, select  # sets the Agg backend first
+from figures.common import (  # sets the Agg backend first
+    BOOT_SEED,
+    CI_BAND,
+    ExperimentData,
+    save_figure,
+    scope_label,
+    select,
+)
 
 
 def metric_vs_axis(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
@@ -27,9 +35,10 @@ def metric_vs_axis(data: ExperimentData, out: Path, artifact: dict) -> list[Path
         if axis not in data.axes:
             raise ValueError(f"{artifact['id']}: '{axis}' is not an axis of {artifact['experiment']}: {data.axes}")
     rows = select(data.metrics, artifact.get("where", {}))
-    rows = rows[(rows["metric"] == metric) & (rows["scope"] == "all")]
+    scope = artifact.get("scope", "all")
+    rows = rows[(rows["metric"] == metric) & (rows["scope"] == scope_label(scope))]
     if rows.empty:
-        raise ValueError(f"{artifact['id']}: no values of metric '{metric}' in {artifact['experiment']}")
+        raise ValueError(f"{artifact['id']}: no values of {metric} (scope {scope}) in {artifact['experiment']}")
     seeds = rows["seed"].nunique()
     fig, ax = plt.subplots(figsize=(6, 4))
     sns.lineplot(data=rows, x=x, y="value", hue=hue, marker="o", errorbar=CI_BAND, seed=BOOT_SEED, ax=ax)

@@ -29,6 +29,7 @@ from figures.common import (
     markdown_table,
     mean_pm,
     save_figure,
+    scope_label,
     seed_note,
     select,
     where_text,
@@ -97,7 +98,7 @@ def _series_panels(data, out, artifact, metric, scopes, ylabel):
     rows = rows[rows[axis].astype(str).isin(wanted)].assign(**{axis: lambda f: f[axis].astype(str)})
     fig, panels = plt.subplots(1, len(scopes), figsize=(6 * len(scopes), 3.8), squeeze=False, sharey=True)
     for ax, scope in zip(panels[0], scopes, strict=True):
-        part = rows[rows["scope"] == (scope if scope == "all" else f"group:{scope}")]
+        part = rows[rows["scope"] == scope_label(scope)]
         if part.empty:
             raise ValueError(f"{artifact['id']}: no {metric} series for {scope}")
         mean = part.groupby([axis, "t"], as_index=False)["value"].mean()
@@ -121,7 +122,7 @@ def utilization_over_time(data: ExperimentData, out: Path, artifact: dict) -> li
     rows = rows[rows["metric"] == "core_utilization"]
     fig, ax = plt.subplots(figsize=(7, 3.8))
     for scope in ("all", "ftp", "http"):
-        part = rows[rows["scope"] == (scope if scope == "all" else f"group:{scope}")]
+        part = rows[rows["scope"] == scope_label(scope)]
         mean = part.groupby("t", as_index=False)["value"].mean()
         ax.plot(mean["t"], mean["value"], linewidth=0.7, label=GROUP_NAMES[scope])
     ax.set_xlabel("Time (s)")

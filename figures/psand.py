@@ -20,6 +20,8 @@ over seeds of each per-run metric of `metrics` with the half-width of its 95 % i
 
 from __future__ import annotations
 
+import json
+import math
 import textwrap
 from pathlib import Path
 
@@ -27,6 +29,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
+from experiments import aqm_design
+from experiments.metrics import bandwidth_bps, seconds
 from figures.common import (
     BOOT_SEED,
     CI_BAND,
@@ -152,6 +156,67 @@ def queue_pmf(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
                  "seed pooled)", fontsize=9)  # fmt: skip
     fig.tight_layout()
     return save_figure(fig, Path(out))
+
+
+TABLE_4_1_PACKET_BYTES = 1000  # C of Table 4.1: "1.5 x 10^6/(8 x 10^3) ... where 10^3 is a packet size in bytes"
+DESIGN_FLOWS = 3  # N-: "we set N- to 3 flows since it is the smallest number of flows we consider" (§4.3)
+DESIGN_SAMPLING_HZ = 170  # PI's f_s (configs/psand.yaml, queue PI)
+
+
+def largest_run_params(data: ExperimentData) -> dict:
+    """params.json of the experiment's run with the most flows (the one whose longest path sets T_p)."""
+    directories = pd.read_parquet(Path(data.directory) / "runs.parquet")["directory"].unique()
+    params = [json.loads((Path(d) / "params.json").read_text()) for d in directories]
+    return max(params, key=lambda p: len(p["flows"]))
+
+
+def max_rtt(params: dict) -> dict:
+    """Eq. 4.1's terms for a run's network: T_p = 2 x the longest one-way propagation of a flow's path (its two
+    access links and the core link), B = the bottleneck buffer, C = its bandwidth in 1000-B packets/s,
+    R+ = B/C + T_p."""
+    topology = params["topology"]
+    default_delay = topology["edge_link"]["delay"]
+    access = max(seconds(flow.get("edge_link", {}).get("delay", default_delay)) for flow in params["flows"])
+    t_p = 2 * (2 * access + seconds(topology["core_link"]["delay"]))
+    buffer = float(params["core_queue"]["knobs"]["limit_"])
+    capacity = bandwidth_bps(topology["core_link"]["bandwidth"]) / (8 * TABLE_4_1_PACKET_BYTES)
+    return {"T_p (ms)": t_p * 1e3, "B (packets)": buffer, "C (packets/s)": capacity,
+            "R+ (ms)": (buffer / capacity + t_p) * 1e3}  # fmt: skip
+
+
+def design_row(name: str, params: dict) -> dict:
+    """One topology's Eq. 4.1 terms and the design values of Eqs. 1.18-1.26 at its R+ for N- = DESIGN_FLOWS."""
+    row = {"topology": name, **max_rtt(params)}
+    rtt, capacity = row["R+ (ms)"] / 1e3, row["C (packets/s)"]
+    row["PI a"], row["PI b"] = aqm_design.pi_gains(capacity, DESIGN_FLOWS, rtt, DESIGN_SAMPLING_HZ)
+    row["LRED beta_bar"], row["LRED second term"] = aqm_design.lred_beta(capacity, DESIGN_FLOWS, rtt)
+    row["AVQ alpha*"] = aqm_design.avq_alpha(capacity, DESIGN_FLOWS, rtt)
+    return row
+
+
+def design_table(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
+    """Table 4.1 from the runs' own parameters (the experiment's and its `reference`'s), with the design values
+    Eqs. 1.18-1.26 give at each R+."""
+    experiments = [(artifact["experiment"], data)]
+    if data.reference is not None:
+        experiments.append((artifact["reference"], data.reference))
+    frame = pd.DataFrame([design_row(name, largest_run_params(d)) for name, d in experiments])
+    headers = list(frame.columns)
+    body = [
+        [row["topology"]] + ["unbounded" if math.isinf(row[h]) else f"{row[h]:.6g}" for h in headers[1:]]
+        for row in frame.to_dict("records")
+    ]
+    lines = [
+        f"**{artifact.get('caption', artifact['id'])}**",
+        "",
+        f"T_p, B and C from the params.json of each experiment's run with the most flows; C in "
+        f"{TABLE_4_1_PACKET_BYTES}-B packets/s; design values at N- = {DESIGN_FLOWS}, PI's f_s = {DESIGN_SAMPLING_HZ} "
+        "Hz (experiments/aqm_design.py). 'unbounded': Theorem 1's condition holds for no alpha, every alpha is stable. "
+        "The values the runs use are in configs/psand.yaml (choice design_rtt).",
+        "",
+        *markdown_table(headers, body, right=[False] + [True] * (len(headers) - 1)),
+    ]
+    return write_table(frame, lines, out)
 
 
 def comparison_frame(data: ExperimentData, artifact: dict) -> pd.DataFrame:

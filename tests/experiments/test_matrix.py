@@ -189,3 +189,16 @@ def test_a_group_of_no_flows_contributes_none(minimal):
     flows["extra"] = {**copy.deepcopy(flows["tcp"]), "count": 0}
     (run, *_) = matrix.expand(minimal)
     assert {f["group"] for f in run.params["flows"]} == {"tcp"}
+
+
+def test_edge_delays_spread_each_flows_access_links_linearly(minimal):
+    scenario = minimal["experiments"]["tiny"]["scenario"]
+    tcp = scenario["flows"]["tcp"]
+    tcp.update(count=5, edge_delays={"first": "1ms", "last": "201ms"}, edge_link={"bandwidth": "100Mb"})
+    minimal["experiments"]["tiny"]["matrix"] = {"product": {}, "zip": []}
+    (run, *_) = matrix.expand(minimal)
+    links = [f["edge_link"] for f in run.params["flows"] if f["group"] == "tcp"]
+    assert [link["delay"] for link in links] == ["1.0ms", "51.0ms", "101.0ms", "151.0ms", "201.0ms"]
+    assert {link["bandwidth"] for link in links} == {"100Mb"}  # the group's edge_link fields stay
+    assert matrix.edge_delays({"first": "2.5ms", "last": "0.1s"}, 1) == ["2.5ms"]
+    assert matrix.edge_delays({"first": "1ms", "last": "2ms"}, 4)[1] == "1.333333ms"  # to the nanosecond

@@ -137,6 +137,7 @@ def test_the_real_run_has_every_member_of_each_patterned_family(real_run):
     assert {f"core_drop_hint_le{k}_pct" for k in metrics.HINT_LEVELS} <= names
     assert {"object_delay_s_p70", "object_delay_s_p90", "object_delay_s_p95"} <= names
     assert "core_drops_per_s_var@0-100" in names
+    assert {f"e2e_loss_run_{k}_pct" for k in metrics.LOSS_RUN_LENGTHS} <= names
 
 
 def test_the_wireless_run_has_every_cause_and_no_link_metric(wireless_run):
@@ -153,6 +154,7 @@ def test_the_registry_s_constants_are_those_of_metrics_py():
     assert metric_registry.CORE_VAR_WINDOWS_S == metrics.CORE_VAR_WINDOWS_S
     assert list(metric_registry.HINT_LEVELS) == list(metrics.HINT_LEVELS)
     assert metric_registry.OBJECT_DELAY_PERCENTILES == metrics.OBJECT_DELAY_PERCENTILES
+    assert list(metric_registry.LOSS_RUN_LENGTHS) == list(metrics.LOSS_RUN_LENGTHS)
 
 
 def test_names_are_unique_and_no_two_entries_claim_one_name():
@@ -173,6 +175,9 @@ def test_names_are_unique_and_no_two_entries_claim_one_name():
         ("bottleneck_queue_osc_hz", "bottleneck_queue_osc_hz"),
         ("wireless_drops_route", "wireless_drops_<cause>"),
         ("wireless_drops_queue_pct", "wireless_drops_queue_pct"),
+        ("e2e_loss_run_1_pct", "e2e_loss_run_<k>_pct"),
+        ("e2e_loss_run_10_pct", "e2e_loss_run_<k>_pct"),
+        ("e2e_loss_run_mean", "e2e_loss_run_mean"),
     ],
 )
 def test_lookup_finds_the_family(name, entry):
@@ -180,7 +185,17 @@ def test_lookup_finds_the_family(name, entry):
 
 
 @pytest.mark.parametrize(
-    "name", ["core_drop_hint_le11_pct", "core_drop_hint_le0_pct", "object_delay_s_p50", "wireless_drops_ttl", "nope"]
+    "name",
+    [
+        "core_drop_hint_le11_pct",
+        "core_drop_hint_le0_pct",
+        "object_delay_s_p50",
+        "wireless_drops_ttl",
+        "nope",
+        "e2e_loss_run_0_pct",
+        "e2e_loss_run_11_pct",
+        "e2e_loss_run_01_pct",
+    ],
 )
 def test_lookup_refuses_names_outside_a_family(name):
     assert lookup(name) is None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 
@@ -123,3 +125,33 @@ def test_metric_panels_draws_one_panel_per_level_and_needs_its_metric(tmp_path):
     assert png.stat().st_size > 0
     with pytest.raises(ValueError, match="no values"):
         psand.metric_panels(data, tmp_path / "none", {**artifact, "metric": "bottleneck_queue_pkts_var"})
+
+
+def design_runs(directory, access_delays: list[str]) -> ExperimentData:
+    """Runs of one experiment: one with the basic flows only, one with flows on the given access delays."""
+    index = []
+    for i, delays in enumerate((["3ms", "3.5ms"], ["3ms", "3.5ms", *access_delays])):
+        run = directory / f"run{i}"
+        run.mkdir(parents=True)
+        params = {
+            "topology": {"core_link": {"bandwidth": "1.5Mb", "delay": "20ms"}, "edge_link": {"delay": "3ms"}},
+            "core_queue": {"class": "Queue/PI", "knobs": {"limit_": 35}},
+            "flows": [{"fid": 1}] + [{"fid": f + 2, "edge_link": {"delay": d}} for f, d in enumerate(delays[1:])],
+        }
+        (run / "params.json").write_text(json.dumps(params))
+        index.append({"flows": len(delays), "seed": 1, "directory": str(run)})
+    pd.DataFrame(index).to_parquet(directory / "runs.parquet")
+    return ExperimentData(pd.DataFrame(), pd.DataFrame(), ["flows"], {}, {}, directory)
+
+
+def test_design_table_takes_table_4_1_from_the_longest_path_of_each_experiment(tmp_path):
+    same = design_runs(tmp_path / "same", ["3ms"])
+    same.reference = design_runs(tmp_path / "diff", ["2.5ms", "102.0ms"])
+    artifact = {"id": "table4_1", "experiment": "aqm_same", "reference": "aqm_diff"}
+    csv, md = psand.design_table(same, tmp_path / "out" / "table4_1", artifact)
+    frame = pd.read_csv(csv)
+    assert frame["topology"].tolist() == ["aqm_same", "aqm_diff"]
+    assert frame["T_p (ms)"].round(6).tolist() == [54.0, 448.0]  # 2(3 + 20 + 4) and 2(200 + 20 + 4), as in §4.3
+    assert frame["R+ (ms)"].round(1).tolist() == [240.7, 634.7]  # Table 4.1: 241 and 634 ms
+    assert frame["PI a"].iloc[0] > frame["PI a"].iloc[1]  # a longer R+ gives a gentler PI
+    assert "unbounded" in md.read_text()  # AVQ's alpha* at N- = 3
