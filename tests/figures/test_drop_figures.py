@@ -1,4 +1,4 @@
-"""figures/drop_figures.py on hand-made runs, and configs/psand.yaml's Ch. 1 queues against drop_functions."""
+"""figures/psand.py (Ch. 1) on hand-made runs, and configs/psand.yaml's Ch. 1 queues against drop_functions."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from figures import drop_figures as dfig
-from figures import drop_functions as df
+from experiments import drop_functions as df
+from figures import psand as dfig
 from figures.common import ExperimentData
 
 RED = {"class": "Queue/RED", "knobs": {"thresh_": 5, "maxthresh_": 15, "linterm_": 10, "gentle_": True}}

@@ -1,4 +1,4 @@
-"""ns-2's own drop probability against the thesis's drop functions (Alemu, Ch. 1; figures/drop_functions.py).
+"""ns-2's own drop probability against the thesis's drop functions (Alemu, Ch. 1; experiments/drop_functions.py).
 
 scripts/drop_functions.tcl sets a queue's average by hand (`$q set ave_`), resets the probability to a sentinel
 (-1), sends a burst of packets and reads back the average and the probability ns-2 computed at the last arrival.
@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from figures import drop_functions as df
+from experiments import drop_functions as df
 
 SCRIPT = Path(__file__).parent / "scripts" / "drop_functions.tcl"
 TOL = 1e-5  # ave_ and prob1_ are TracedDoubles, read back with 6 significant digits
