@@ -65,6 +65,7 @@ from figures.common import (
 
 IQS, WAQS = "queue_pkts", "qvar_ave"  # the series of the instantaneous and the weighted average queue
 BOTTLENECK = "core0"
+PANELS_PER_ROW = 4  # queue_evolution without `rows`
 
 
 def evolution_frame(data: ExperimentData, artifact: dict) -> pd.DataFrame:
@@ -79,32 +80,45 @@ def evolution_frame(data: ExperimentData, artifact: dict) -> pd.DataFrame:
     return series[series["seed"] == series["seed"].min()]
 
 
+def evolution_layout(panel_levels: list, row_levels: list) -> list[list[tuple]]:
+    """The grid of (panel, row) cells: one row per level of `rows`, or without `rows` the panels wrapped
+    PANELS_PER_ROW to a row (Figs. 4.2-4.3 have eight schemes)."""
+    if row_levels != [None]:
+        return [[(panel, row) for panel in panel_levels] for row in row_levels]
+    return [[(panel, None) for panel in panel_levels[i : i + PANELS_PER_ROW]]
+            for i in range(0, len(panel_levels), PANELS_PER_ROW)]  # fmt: skip
+
+
 def queue_evolution(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
-    """A grid of panels (rows x panels axes), each IQS and WAQS against time."""
+    """A grid of panels (rows x panels axes), each IQS and, where sampled, WAQS against time."""
     frame = evolution_frame(data, artifact)
     panel_axis, row_axis = artifact["panels"], artifact.get("rows")
     panel_levels = levels(frame, panel_axis, data.levels.get(panel_axis, ()))
     row_levels = levels(frame, row_axis, data.levels.get(row_axis, ())) if row_axis else [None]
+    layout = evolution_layout(panel_levels, row_levels)
+    width = max(len(line) for line in layout)
     fig, grid = plt.subplots(
-        len(row_levels), len(panel_levels), figsize=(3.2 * len(panel_levels), 2.2 * len(row_levels)),
-        sharex=True, sharey=True, squeeze=False,
-    )  # fmt: skip
-    for i, row in enumerate(row_levels):
-        for j, panel in enumerate(panel_levels):
+        len(layout), width, figsize=(3.2 * width, 2.2 * len(layout)), sharex=True, sharey=True, squeeze=False
+    )
+    for i, line in enumerate(layout):
+        for j in range(len(line), width):
+            grid[i][j].set_visible(False)
+        for j, (panel, row) in enumerate(line):
             ax = grid[i][j]
             cell = frame[frame[panel_axis] == panel]
             if row_axis:
                 cell = cell[cell[row_axis] == row]
             for metric, label, style in ((IQS, "IQS", {"lw": 0.4, "alpha": 0.7}), (WAQS, "WAQS", {"lw": 1.2})):
-                line = cell[cell["metric"] == metric].sort_values("t")
-                ax.plot(line["t"], line["value"], label=label, **style)
-            title = f"{panel}" + (f", {row_axis} = {row}" if row_axis else "")
-            ax.set_title(title, fontsize=8)
-            if i == len(row_levels) - 1:
+                points = cell[cell["metric"] == metric].sort_values("t")
+                if not points.empty:
+                    ax.plot(points["t"], points["value"], label=label, **style)
+            ax.set_title(f"{panel}" + (f", {row_axis} = {row}" if row_axis else ""), fontsize=8)
+            if i == len(layout) - 1 or (i == len(layout) - 2 and j >= len(layout[-1])):
                 ax.set_xlabel("time (s)")
             if j == 0:
                 ax.set_ylabel("queue (packets)")
-    grid[0][0].legend(fontsize=7, loc="upper left")
+            if i == j == 0:
+                ax.legend(fontsize=7, loc="upper left")
     seed = int(frame["seed"].min())
     caption = textwrap.fill(artifact.get("caption", artifact["id"]), 110)
     fig.suptitle(f"{caption}\n(seed {seed}; bottleneck queue sampled every 0.01 s)", fontsize=9)
@@ -284,7 +298,6 @@ def comparison_table(data: ExperimentData, out: Path, artifact: dict) -> list[Pa
 
 # --- Chapter 1: drop functions ---------------------------------------------------------------------
 
-BOTTLENECK = "core0"
 ON_CURVE = 1e-5  # |sampled probability - formula(sampled average)|: queue_vars.tsv's printed digits allow for this
 # ns-2 prints a TracedDouble (ave_, prob1_) with 6 significant digits: the true average lies within this relative
 # distance of the sampled one, which matters at a jump (an average of 14.999996 reads 15 with a probability of 0.1)

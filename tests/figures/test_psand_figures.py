@@ -155,3 +155,12 @@ def test_design_table_takes_table_4_1_from_the_longest_path_of_each_experiment(t
     assert frame["R+ (ms)"].round(1).tolist() == [240.7, 634.7]  # Table 4.1: 241 and 634 ms
     assert frame["PI a"].iloc[0] > frame["PI a"].iloc[1]  # a longer R+ gives a gentler PI
     assert "unbounded" in md.read_text()  # AVQ's alpha* at N- = 3
+
+
+def test_evolution_wraps_panels_without_rows_and_keeps_the_rows_axis_otherwise():
+    schemes = ["BLUE", "PI", "REM", "AVQ", "AVQ_star", "LRED", "LRED_star", "PSAND", "extra"]
+    wrapped = psand.evolution_layout(schemes, [None])
+    assert [len(line) for line in wrapped] == [4, 4, 1]
+    assert [cell[0] for line in wrapped for cell in line] == schemes
+    grid = psand.evolution_layout(["RED", "PSAND"], [20, 50, 70])
+    assert grid[2] == [("RED", 70), ("PSAND", 70)]
