@@ -62,6 +62,7 @@ def check(doc: dict, path: str | Path, ns_binary: Path | None) -> None:
         for metric, narrow in note_placeholders(claim.get("note", "")):
             check_placeholder(metric, narrow, claim, exp, f"{where}.note: {{{{{metric}}}}}", path)
     check_measure_alternatives(doc, path)
+    check_path_alternatives(doc, path)
     for section in ("figures", "tables"):
         for index, artifact in enumerate(doc.get(section, [])):
             check_artifact(artifact, doc, f"{section}[{index}]", path)
@@ -94,6 +95,21 @@ def check_measure_alternatives(doc: dict, path: Path) -> None:
                     exp = doc["experiments"][claim["experiment"]]
                     scenario = scenario_at(exp, claim.get("where", {}))
                     check_metric(new, claim.get("scope", "all"), scenario, exp, f"{where}.{old}", path)
+
+
+def check_path_alternatives(doc: dict, path: Path) -> None:
+    """Each alternative that makes runs changes some experiment a claim reads: one that changes none would leave
+    the sensitivity table silent about it (e.g. a choice naming only experiments whose claims read a twin)."""
+    for index, choice in enumerate(doc.get("choices", [])):
+        if "alternatives" not in choice or "axis" in choice or readings.is_measure_choice(choice):
+            continue
+        reading = readings.Reading(label=choice["id"], choices=((choice["id"], ""),))
+        if not readings.experiments_of(doc, reading):
+            named = choice.get("experiments", "every experiment whose scenario has its paths")
+            raise ConfigError(
+                f"{path}: choices[{index}] ({choice['id']}): its alternatives change no experiment a claim reads "
+                f"(experiments: {named}); allowed: name, in `experiments`, those whose claims it should test"
+            )
 
 
 def scenario_at(experiment: dict, where: dict) -> dict:
