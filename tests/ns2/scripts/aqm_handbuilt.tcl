@@ -45,16 +45,7 @@ proc send {n} {
         $udp send 1000
     }
 }
-proc sample {t args} {
-    global q
-    foreach var $args {
-        set v [$q set $var]
-        if {[string is double -strict $v]} {
-            set v [format %.17g $v]
-        }
-        puts "sample $t $var $v"
-    }
-}
+source [file join [file dirname [info script]] sample_vars.tcl]
 set last 0
 foreach ev $events {
     set t [lindex $ev 0]

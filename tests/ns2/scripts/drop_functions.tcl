@@ -50,16 +50,7 @@ proc send {who n} {
         $agent($who) send 1000
     }
 }
-proc sample {t args} {
-    global q
-    foreach var $args {
-        set v [$q set $var]
-        if {[string is double -strict $v]} {
-            set v [format %.17g $v]
-        }
-        puts "sample $t $var $v"
-    }
-}
+source [file join [file dirname [info script]] sample_vars.tcl]
 proc drops {t} {
     global qmon
     puts "drops $t [$qmon set pdrops_]"
