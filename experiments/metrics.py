@@ -605,7 +605,7 @@ def bound_metrics(
     data = journeys[~((journeys["ptype"] == "tcp") & (journeys["size"] <= TCP_HEADER_BYTES))]
     delivered = data[~data["dropped"] & data["t_exit"].between(warmup + interval, end, inclusive="left")]
     edges = np.arange(warmup, end - interval + 1e-9, interval)
-    judged, series = [], []
+    judged, series, bin_d = [], [], {}
     for fid, packets in delivered.groupby("fid", sort=True):
         path = paths.get(int(fid))
         if path is None or not path.links or any(i not in link_curves for i in path.links):
@@ -615,8 +615,9 @@ def bound_metrics(
         d_avg = np.max([link_curves[i].delay.mean(exits - interval, exits) for i in path.links], axis=0)
         bound = path.nodes * d_avg + path.propagation_s
         # per bin of exit time: the flow's mean delay in the bin against the bin's D_avg
-        bin_d = np.max([link_curves[i].delay.mean(edges, edges + interval) for i in path.links], axis=0)
-        bin_bound = pd.Series(path.nodes * bin_d + path.propagation_s, index=edges)
+        if path.links not in bin_d:  # the same for every flow over the same core links
+            bin_d[path.links] = np.max([link_curves[i].delay.mean(edges, edges + interval) for i in path.links], axis=0)
+        bin_bound = pd.Series(path.nodes * bin_d[path.links] + path.propagation_s, index=edges)
         mean_delay = packets.groupby(_bins(packets["t_exit"], warmup, interval))["delay"].mean()
         over_bins = mean_delay > bin_bound.reindex(mean_delay.index).to_numpy()
         judged.append(pd.DataFrame({"fid": fid, "over_pkt": packets["delay"].to_numpy() > bound,
