@@ -605,26 +605,34 @@ def bound_metrics(
     data = journeys[~((journeys["ptype"] == "tcp") & (journeys["size"] <= TCP_HEADER_BYTES))]
     delivered = data[~data["dropped"] & data["t_exit"].between(warmup + interval, end, inclusive="left")]
     edges = np.arange(warmup, end - interval + 1e-9, interval)
-    judged, series, bin_d = [], [], {}
-    for fid, packets in delivered.groupby("fid", sort=True):
-        path = paths.get(int(fid))
-        if path is None or not path.links or any(i not in link_curves for i in path.links):
-            continue
-        # per packet: D_avg over the interval before its exit, the largest over the flow's core links
+    judged, series, bin_ds = [], [], {}
+    judgeable = {fid: p for fid, p in paths.items() if p.links and all(i in link_curves for i in p.links)}
+    delivered = delivered[delivered["fid"].isin(list(judgeable))]
+    # Flows over the same core links share D_avg: one curve evaluation per set of links, for all their packets.
+    for links, packets in delivered.groupby(delivered["fid"].map(lambda f: judgeable[int(f)].links), sort=False):
+        fids = packets["fid"].map(lambda f: judgeable[int(f)])
+        nodes = fids.map(lambda p: p.nodes).to_numpy(dtype=float)
+        propagation = fids.map(lambda p: p.propagation_s).to_numpy(dtype=float)
         exits = packets["t_exit"].to_numpy()
-        d_avg = np.max([link_curves[i].delay.mean(exits - interval, exits) for i in path.links], axis=0)
-        bound = path.nodes * d_avg + path.propagation_s
-        # per bin of exit time: the flow's mean delay in the bin against the bin's D_avg
-        if path.links not in bin_d:  # the same for every flow over the same core links
-            bin_d[path.links] = np.max([link_curves[i].delay.mean(edges, edges + interval) for i in path.links], axis=0)
-        bin_bound = pd.Series(path.nodes * bin_d[path.links] + path.propagation_s, index=edges)
-        mean_delay = packets.groupby(_bins(packets["t_exit"], warmup, interval))["delay"].mean()
-        over_bins = mean_delay > bin_bound.reindex(mean_delay.index).to_numpy()
-        judged.append(pd.DataFrame({"fid": fid, "over_pkt": packets["delay"].to_numpy() > bound,
-                                    "bin_over": np.nan}))  # fmt: skip
-        judged.append(pd.DataFrame({"fid": fid, "over_pkt": np.nan, "bin_over": over_bins.to_numpy(dtype=float)}))
+        # per packet: D_avg over the interval before its exit, the largest over the flow's core links
+        d_avg = np.max([link_curves[i].delay.mean(exits - interval, exits) for i in links], axis=0)
+        over_pkt = packets["delay"].to_numpy() > nodes * d_avg + propagation
+        judged.append(pd.DataFrame({"fid": packets["fid"].to_numpy(), "over_pkt": over_pkt, "bin_over": np.nan}))
+        # per bin of exit time: each flow's mean delay in the bin against the bin's D_avg
+        bin_ds[links] = np.max([link_curves[i].delay.mean(edges, edges + interval) for i in links], axis=0)
+        bin_d = pd.Series(bin_ds[links], index=edges)
+        mean_delay = packets.groupby([packets["fid"], _bins(packets["t_exit"], warmup, interval)])["delay"].mean()
+        flow_of = mean_delay.index.get_level_values(0)
+        path_of = [judgeable[int(f)] for f in flow_of]
+        bound = np.array([p.nodes for p in path_of]) * bin_d.reindex(mean_delay.index.get_level_values(1)).to_numpy()
+        bound += np.array([p.propagation_s for p in path_of])
+        judged.append(pd.DataFrame({"fid": flow_of, "over_pkt": np.nan,
+                                    "bin_over": (mean_delay.to_numpy() > bound).astype(float)}))  # fmt: skip
+    for fid in sorted(delivered["fid"].unique()):
+        path = judgeable[int(fid)]
+        bin_bound = path.nodes * bin_ds[path.links] + path.propagation_s
         series += [{"scope": f"flow{fid}", "metric": "e2e_delay_bound_ms", "t": t, "value": v * 1000}
-                   for t, v in bin_bound.items()]  # fmt: skip
+                   for t, v in zip(edges, bin_bound, strict=True)]  # fmt: skip
     if not judged:
         return [], series
     table = pd.concat(judged, ignore_index=True)
