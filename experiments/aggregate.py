@@ -8,11 +8,19 @@ metrics from its parquet tables (experiments.metrics) and writes, per experiment
   metrics.parquet  context columns + scope, metric, value
   series.parquet   context columns + scope, metric, t, value
 Context columns: paper, experiment, one column per matrix axis, seed, run_key.
+
+A run's metrics depend only on its directory, the warm-up and the analysis settings: they are cached in
+<results>/metrics-cache/ under a digest of those and of the metrics code, so that a reading or another
+experiment that shares the run (most cells of a reading are baseline runs) reads them instead of computing
+them again. Values and dtypes read back are those computed (tests/experiments/test_aggregate_cache.py).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import threading
 from pathlib import Path
 
 import pandas as pd
@@ -20,6 +28,52 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from experiments.metrics import run_metrics
+from experiments.runkey import files_digest
+
+METRICS_CODE = ("metrics.py", "curves.py")  # what run_metrics computes with; a change invalidates the cache
+ANALYSIS_FOR_METRICS = ("queue_thresholds", "queue_ranges", "settle")
+
+
+def metrics_code_digest() -> str:
+    here = Path(__file__).resolve().parent
+    return files_digest([here / name for name in METRICS_CODE], here)
+
+
+def cache_key(directory: Path, warmup: float, analysis: dict, keep_series: bool, code: str) -> str:
+    """The digest a run's cached metrics are filed under."""
+    settings = {"run": directory.name, "warmup": warmup, "series": keep_series, "code": code,
+                **{key: analysis.get(key, ()) for key in ANALYSIS_FOR_METRICS}}  # fmt: skip
+    return hashlib.sha256(json.dumps(settings, sort_keys=True, default=list).encode()).hexdigest()[:24]
+
+
+def _normalised(table: pd.DataFrame) -> pd.DataFrame:
+    """scope and metric as plain Python strings, value and t as float: the same dtypes computed or read back."""
+    table = table.reset_index(drop=True)
+    types = {c: object for c in ("scope", "metric") if c in table} | {c: float for c in ("value", "t") if c in table}
+    return table.astype(types)
+
+
+def cached_run_metrics(directory: Path, warmup: float, analysis: dict, keep_series: bool, cache: Path | None,
+                       code: str) -> tuple[pd.DataFrame, pd.DataFrame]:  # fmt: skip
+    """run_metrics of one run, from the cache when an equal computation was filed there (cache None: no cache)."""
+    key = cache_key(directory, warmup, analysis, keep_series, code)
+    paths = (cache / f"{key}.metrics.parquet", cache / f"{key}.series.parquet") if cache else ()
+    if paths and all(path.exists() for path in paths):
+        return tuple(_normalised(pd.read_parquet(path)) for path in paths)
+    run_m, run_s = run_metrics(
+        directory,
+        warmup,
+        queue_thresholds=analysis.get("queue_thresholds", ()),
+        queue_ranges=analysis.get("queue_ranges", ()),
+        settle=analysis.get("settle", ()),
+    )
+    run_m, run_s = _normalised(run_m), _normalised(run_s if keep_series else run_s.iloc[:0])
+    for table, path in zip((run_m, run_s), paths, strict=False):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")  # racing writers: one each
+        table.to_parquet(tmp, index=False)
+        tmp.replace(path)
+    return run_m, run_s
 
 
 def read_records(records: list[str | Path]) -> list[dict]:
@@ -55,10 +109,12 @@ def aggregate(
     warmup: float,
     out_dir: str | Path,
     analysis: dict | None = None,
+    use_cache: bool = True,
 ) -> None:
     """`contexts`: each run's names, in the experiment's order (matrix.Expansion.contexts); `analysis`: the
     experiment's analysis settings (config.ANALYSIS_KEYS: queue_thresholds, queue_ranges, settle, and series,
-    false to write series.parquet without rows)."""
+    false to write series.parquet without rows); `use_cache`: read and file each run's metrics in
+    <results>/metrics-cache/ (the directory beside the runs' directory)."""
     analysis = analysis or {}
     keep_series = analysis.get("series", True)
     runs = read_records(records)
@@ -67,17 +123,13 @@ def aggregate(
         raise RecordsMismatch(f"{len(runs)} runs in the batch records, {len(contexts)} in the plan, or their seeds "
                               "differ: the records were made by another plan; rerun the simulate stage")  # fmt: skip
     metrics, series, index = [], [], []
+    code = metrics_code_digest()
     for entry, context in zip(runs, contexts, strict=True):
         directory = Path(entry["directory"])
-        run_m, run_s = run_metrics(
-            directory,
-            warmup,
-            queue_thresholds=analysis.get("queue_thresholds", ()),
-            queue_ranges=analysis.get("queue_ranges", ()),
-            settle=analysis.get("settle", ()),
-        )
+        cache = directory.parent.parent / "metrics-cache" if use_cache else None
+        run_m, run_s = cached_run_metrics(directory, warmup, analysis, keep_series, cache, code)
         metrics.append(_with_context(run_m, context, entry["key"]))
-        series.append(_with_context(run_s if keep_series else run_s.iloc[:0], context, entry["key"]))
+        series.append(_with_context(run_s, context, entry["key"]))
         index.append({**context, "run_key": entry["key"], "directory": str(directory)})
     out = Path(out_dir)
     write_parquet(pd.DataFrame(index), out / "runs.parquet", "runs")

@@ -402,12 +402,15 @@ def flow_paths(params: dict) -> dict[int, FlowPath]:
     return paths
 
 
-def e2e_scopes(packets: pd.DataFrame, params: dict) -> list[tuple[str, pd.DataFrame]]:
-    """(scope, its packets): all, through (the flows crossing the whole core), each flow group, each flow."""
+def e2e_scopes(packets: pd.DataFrame, params: dict, per_flow: bool = True) -> list[tuple[str, pd.DataFrame]]:
+    """(scope, its packets): all, through (the flows crossing the whole core), each flow group and, with
+    `per_flow`, each flow."""
     paths = flow_paths(params)
     through = [fid for fid, path in paths.items() if path.through]
     scopes = group_scopes(packets, named_groups(params))
     scopes.insert(1, ("through", packets[packets["fid"].isin(through)]))
+    if not per_flow:
+        return scopes
     return scopes + [(f"flow{fid}", part) for fid, part in packets.groupby("fid", sort=True)]
 
 
@@ -488,17 +491,65 @@ def e2e_metrics(journeys: pd.DataFrame, params: dict, warmup: float, end: float,
     settled = window[window["dropped"] | window["t_exit"].notna()]  # not still in flight at the end
     runs = counted_runs(loss_runs(data), warmup, end)
     rows, series = [], []
-    for scope, packets in e2e_scopes(settled, params):
+    for scope, packets in e2e_scopes(settled, params, per_flow=False):
         if packets.empty:
             continue
-        multi_flow = not scope.startswith("flow")
-        rows += _rows(scope, e2e_values(packets, warmup, interval, multi_flow))
+        rows += _rows(scope, e2e_values(packets, warmup, interval, multi_flow=True))
         rows += _rows(scope, loss_run_values(runs.loc[runs["fid"].isin(packets["fid"].unique()), "length"]))
         delivered = packets[~packets["dropped"]]
         mean_delay = delivered.groupby(_bins(delivered["t_enter"], warmup, interval))["delay"].mean() * 1000
         loss_pct = _per_bin_loss(packets, packets["dropped"], warmup, interval)
         series += [{"scope": scope, "metric": "e2e_delay_ms_mean", "t": t, "value": v} for t, v in mean_delay.items()]
         series += [{"scope": scope, "metric": "e2e_loss_pct", "t": t, "value": v} for t, v in loss_pct.items()]
+    flow_rows, flow_series = flow_e2e(settled, runs, warmup, interval)
+    return rows + flow_rows, series + flow_series
+
+
+def flow_e2e(settled: pd.DataFrame, runs: pd.DataFrame, warmup: float, interval: float):
+    """(metrics rows, series rows) of every flow<fid> scope at once: the values e2e_values (one flow: no _flow_
+    metrics), loss_run_values and the two series give each flow's packets, computed by groupby instead of a
+    scope at a time (a run of 100 flows made the per-scope loop the slowest part of aggregation)."""
+    if settled.empty:
+        return [], []
+    packets = settled.assign(bin=_bins(settled["t_enter"], warmup, interval),
+                             signalled=settled["dropped"] | settled["marked"])  # fmt: skip
+    delivered = packets[~packets["dropped"]]
+    delay = (delivered["delay"] * 1000).groupby(delivered["fid"])
+    per_bin = packets.groupby(["fid", "bin"]).agg(lost=("dropped", "sum"), signalled=("signalled", "sum"),
+                                                  n=("dropped", "size"))  # fmt: skip
+    loss = (per_bin["lost"] / per_bin["n"] * 100).groupby(level="fid")
+    signalled = (per_bin["signalled"] / per_bin["n"] * 100).groupby(level="fid")
+    fids = np.sort(packets["fid"].unique())
+    values = pd.DataFrame(
+        {
+            "e2e_delay_ms_mean": delay.mean(),
+            "e2e_delay_ms_std": delay.std(ddof=0),
+            "e2e_loss_pct_mean": loss.mean(),
+            "e2e_loss_pct_std": loss.std(ddof=0),
+            "e2e_loss_marked_pct_mean": signalled.mean(),
+            "e2e_loss_marked_pct_std": signalled.std(ddof=0),
+            "e2e_packets": packets.groupby("fid").size().astype(float),
+        }
+    ).reindex(fids)
+    runs = runs[runs["fid"].isin(fids)]
+    counts = runs.groupby(["fid", "length"]).size().unstack(fill_value=0)
+    shares = counts.div(counts.sum(axis=1), axis=0).reindex(columns=list(LOSS_RUN_LENGTHS), fill_value=0) * 100
+    shares.columns = [f"e2e_loss_run_{k}_pct" for k in LOSS_RUN_LENGTHS]
+    shares["e2e_loss_run_mean"] = runs.groupby("fid")["length"].mean()
+    values = values.join(shares.reindex(fids))  # a flow without a counted run: nan, as loss_run_values gives
+    rows = [
+        {"scope": f"flow{fid}", "metric": metric, "value": float(value)}
+        for fid, line in zip(fids, values.itertuples(index=False), strict=True)
+        for metric, value in zip(values.columns, line, strict=True)
+    ]
+    delay_series = (delivered["delay"] * 1000).groupby([delivered["fid"], delivered["bin"]]).mean()
+    loss_series = per_bin["lost"] / per_bin["n"] * 100
+    series = []
+    for fid in fids:
+        series += [{"scope": f"flow{fid}", "metric": "e2e_delay_ms_mean", "t": t, "value": v}
+                   for t, v in delay_series.get(fid, pd.Series(dtype=float)).items()]  # fmt: skip
+        series += [{"scope": f"flow{fid}", "metric": "e2e_loss_pct", "t": t, "value": v}
+                   for t, v in loss_series[fid].items()]  # fmt: skip
     return rows, series
 
 
@@ -554,25 +605,34 @@ def bound_metrics(
     data = journeys[~((journeys["ptype"] == "tcp") & (journeys["size"] <= TCP_HEADER_BYTES))]
     delivered = data[~data["dropped"] & data["t_exit"].between(warmup + interval, end, inclusive="left")]
     edges = np.arange(warmup, end - interval + 1e-9, interval)
-    judged, series = [], []
-    for fid, packets in delivered.groupby("fid", sort=True):
-        path = paths.get(int(fid))
-        if path is None or not path.links or any(i not in link_curves for i in path.links):
-            continue
-        # per packet: D_avg over the interval before its exit, the largest over the flow's core links
+    judged, series, bin_ds = [], [], {}
+    judgeable = {fid: p for fid, p in paths.items() if p.links and all(i in link_curves for i in p.links)}
+    delivered = delivered[delivered["fid"].isin(list(judgeable))]
+    # Flows over the same core links share D_avg: one curve evaluation per set of links, for all their packets.
+    for links, packets in delivered.groupby(delivered["fid"].map(lambda f: judgeable[int(f)].links), sort=False):
+        fids = packets["fid"].map(lambda f: judgeable[int(f)])
+        nodes = fids.map(lambda p: p.nodes).to_numpy(dtype=float)
+        propagation = fids.map(lambda p: p.propagation_s).to_numpy(dtype=float)
         exits = packets["t_exit"].to_numpy()
-        d_avg = np.max([link_curves[i].delay.mean(exits - interval, exits) for i in path.links], axis=0)
-        bound = path.nodes * d_avg + path.propagation_s
-        # per bin of exit time: the flow's mean delay in the bin against the bin's D_avg
-        bin_d = np.max([link_curves[i].delay.mean(edges, edges + interval) for i in path.links], axis=0)
-        bin_bound = pd.Series(path.nodes * bin_d + path.propagation_s, index=edges)
-        mean_delay = packets.groupby(_bins(packets["t_exit"], warmup, interval))["delay"].mean()
-        over_bins = mean_delay > bin_bound.reindex(mean_delay.index).to_numpy()
-        judged.append(pd.DataFrame({"fid": fid, "over_pkt": packets["delay"].to_numpy() > bound,
-                                    "bin_over": np.nan}))  # fmt: skip
-        judged.append(pd.DataFrame({"fid": fid, "over_pkt": np.nan, "bin_over": over_bins.to_numpy(dtype=float)}))
+        # per packet: D_avg over the interval before its exit, the largest over the flow's core links
+        d_avg = np.max([link_curves[i].delay.mean(exits - interval, exits) for i in links], axis=0)
+        over_pkt = packets["delay"].to_numpy() > nodes * d_avg + propagation
+        judged.append(pd.DataFrame({"fid": packets["fid"].to_numpy(), "over_pkt": over_pkt, "bin_over": np.nan}))
+        # per bin of exit time: each flow's mean delay in the bin against the bin's D_avg
+        bin_ds[links] = np.max([link_curves[i].delay.mean(edges, edges + interval) for i in links], axis=0)
+        bin_d = pd.Series(bin_ds[links], index=edges)
+        mean_delay = packets.groupby([packets["fid"], _bins(packets["t_exit"], warmup, interval)])["delay"].mean()
+        flow_of = mean_delay.index.get_level_values(0)
+        path_of = [judgeable[int(f)] for f in flow_of]
+        bound = np.array([p.nodes for p in path_of]) * bin_d.reindex(mean_delay.index.get_level_values(1)).to_numpy()
+        bound += np.array([p.propagation_s for p in path_of])
+        judged.append(pd.DataFrame({"fid": flow_of, "over_pkt": np.nan,
+                                    "bin_over": (mean_delay.to_numpy() > bound).astype(float)}))  # fmt: skip
+    for fid in sorted(delivered["fid"].unique()):
+        path = judgeable[int(fid)]
+        bin_bound = path.nodes * bin_ds[path.links] + path.propagation_s
         series += [{"scope": f"flow{fid}", "metric": "e2e_delay_bound_ms", "t": t, "value": v * 1000}
-                   for t, v in bin_bound.items()]  # fmt: skip
+                   for t, v in zip(edges, bin_bound, strict=True)]  # fmt: skip
     if not judged:
         return [], series
     table = pd.concat(judged, ignore_index=True)
