@@ -358,8 +358,22 @@ def _check_experiment(name: str, exp: dict, path: Path, queues: dict | None = No
             raise ConfigError(
                 f"{path}: {base}.matrix.zip[{group_index}]: zipped axes need equally many levels ({detail})"
             )
+    for group_index, group in enumerate(exp.get("matrix", {}).get("zip", [])):
+        declaring = [axis for axis, spec in group.items() if "smoke_levels" in spec]
+        if len(declaring) > 1:
+            raise ConfigError(
+                f"{path}: {base}.matrix.zip[{group_index}]: smoke_levels on {', '.join(declaring)}; allowed: on at "
+                "most one axis of a zip group (the group advances together)"
+            )
     for axis_name, axis in axes_of(exp).items():
         where = f"{base}.matrix.{axis_name}"
+        labels = [str(label) for label in level_labels(axis)]
+        unknown = [str(x) for x in axis.get("smoke_levels", []) if str(x) not in labels]
+        if unknown:
+            raise ConfigError(
+                f"{path}: {where}.smoke_levels: no level {', '.join(unknown)}; allowed: the axis' levels "
+                f"({', '.join(labels)})"
+            )
         if axis_name in seen:
             raise ConfigError(f"{path}: {where}: axis name used twice in one experiment")
         seen.add(axis_name)

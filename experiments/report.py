@@ -107,7 +107,7 @@ def choice_lines(doc: dict) -> list[str]:
     for c in doc.get("choices", []):
         line = f"- **{c['what']}**: {c['choice']}. {c['why']}"
         if "alternatives" in c:
-            alts = "; ".join(f"`{c['id']}={a['label']}` ({a['why']})" for a in c["alternatives"])
+            alts = "; ".join(f"`{c['id']}={a['label']}` ({a['why']}{post_hoc_note(a)})" for a in c["alternatives"])
             line += f" Alternatives run by the sensitivity stage: {alts}."
         if "axis" in c:
             line += (f" Claims are judged at `{c['axis']}={c['baseline']}`; the axis' other levels are the "
@@ -117,6 +117,13 @@ def choice_lines(doc: dict) -> list[str]:
         pairs = "; ".join(" x ".join(group) for group in doc["interactions"])
         lines.append(f"- Run together as well (every combination of their alternatives): {pairs}.")
     return lines
+
+
+def post_hoc_note(alternative: dict) -> str:
+    """The mark of an alternative declared after the verdicts were seen (schema: alternative.post_hoc)."""
+    if "post_hoc" not in alternative:
+        return ""
+    return f"; declared post hoc, after the verdicts, because {alternative['post_hoc']}"
 
 
 def load_metrics(doc: dict, results: Path, sub: str = "") -> dict[str, pd.DataFrame]:

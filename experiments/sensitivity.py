@@ -28,7 +28,7 @@ import pandas as pd
 from experiments import claims as claims_mod
 from experiments import readings as readings_mod
 from experiments.config import axes_of
-from experiments.report import build_line, load_metrics, write_atomic
+from experiments.report import build_line, load_metrics, post_hoc_note, write_atomic
 
 HOLDS = {"pass", "drift"}
 COLUMNS = ["paper", "claim", "class", "row", "cell", "experiment", "reading", "choices", "verdict", "measured",
@@ -206,9 +206,19 @@ def paper_markdown(doc: dict, rows: pd.DataFrame) -> list[str]:
                   "mechanism matches the paper's", ""] + diagnostics + [""]  # fmt: skip
     if hypotheses:
         lines += ["**Hypotheses in the notes**", ""] + hypotheses + [""]
+    post_hoc = post_hoc_lines(doc)
+    if post_hoc:
+        lines += ["**Readings declared after the verdicts were seen** (a verdict they flip tests a hypothesis; it "
+                  "was not decided before the runs)", ""] + post_hoc + [""]  # fmt: skip
     if (ranked["row"] != "").any():
         lines += ["**Which reading explains each published row best**", ""] + row_lines(ranked)
     return lines
+
+
+def post_hoc_lines(doc: dict) -> list[str]:
+    """One line per alternative marked post_hoc in the paper's choices."""
+    return [f"- `{c['id']}={a['label']}`{post_hoc_note(a)}." for c in doc.get("choices", [])
+            for a in c.get("alternatives", []) if "post_hoc" in a]  # fmt: skip
 
 
 def _diagnostic_line(key: str, verdicts: dict[str, str]) -> str:

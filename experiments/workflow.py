@@ -5,7 +5,8 @@ Settings come from Snakemake's config (set by a profile or --config):
   results           results folder (default: results)
   batch_size        runs per simulation job (default 25): Snakemake spends tens of ms of
                     scheduler time per job, so one job per 1-second run would dominate
-  smoke             true: 1 seed per cell and at most smoke_duration simulated seconds
+  smoke             true: 1 seed per cell, at most smoke_duration simulated seconds, and of an
+                    axis that names smoke_levels only those levels
   smoke_duration    (default 5)
   keep_raw          true: keep each run's raw outputs after parsing: packets.tr and the
                     monitor TSVs (default false: a 70 s run's trace is ~100 MB, and the
@@ -100,6 +101,7 @@ def load(path: str, settings: Settings, ns_binary: Path | None = None, check: bo
     if settings.smoke:
         factors = {}
         for name, exp in doc["experiments"].items():
+            smoke_matrix(exp["matrix"])
             exp["seeds"]["count"] = 1
             factors[name] = factor = min(1.0, settings.smoke_duration / exp["duration"])
             exp["duration"] = min(exp["duration"], settings.smoke_duration)
@@ -110,6 +112,31 @@ def load(path: str, settings: Settings, ns_binary: Path | None = None, check: bo
                     group["stop"] = group["stop"] * factor
         smoke_choice_starts(doc, factors, settings.smoke_duration)
     return doc
+
+
+def smoke_matrix(matrix: dict) -> None:
+    """Keeps only the smoke_levels of the axes that name them (a zip group at the same positions)."""
+    for axis in matrix["product"].values():
+        if "smoke_levels" in axis:
+            axis["levels"] = _levels_at(axis, _smoke_positions(axis))
+    for group in matrix["zip"]:
+        for spec in [s for s in group.values() if "smoke_levels" in s]:
+            positions = _smoke_positions(spec)
+            for axis in group.values():
+                axis["levels"] = _levels_at(axis, positions)
+
+
+def _smoke_positions(axis: dict) -> list[int]:
+    wanted = {str(label) for label in axis["smoke_levels"]}
+    return [i for i, label in enumerate(config_mod.level_labels(axis)) if str(label) in wanted]
+
+
+def _levels_at(axis: dict, positions: list[int]):
+    levels = axis["levels"]
+    if isinstance(levels, dict):
+        items = list(levels.items())
+        return dict(items[i] for i in positions)
+    return [levels[i] for i in positions]
 
 
 def smoke_choice_starts(doc: dict, factors: dict[str, float], duration: float) -> None:

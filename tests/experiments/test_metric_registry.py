@@ -11,7 +11,6 @@ import pandas as pd
 import pytest
 import yaml
 from test_core_log_metrics import core_log_run  # noqa: F401 -- a fixture: hand-made core_log tables
-from test_metrics import untraced_run  # noqa: F401 -- a fixture: a run without a packet trace
 
 from experiments import config, matrix, metric_registry, metrics
 from experiments.metric_registry import METRICS, lookup, scope_kind

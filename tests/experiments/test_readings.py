@@ -236,6 +236,29 @@ def test_a_diagnostic_is_judged_under_every_reading_and_listed_apart_from_the_co
     assert "- `d`: holds under none of the 1 readings measured." in baseline_only
 
 
+def test_an_alternative_declared_after_the_verdicts_is_marked_in_both_reports(tmp_path):
+    from experiments import report, sensitivity
+
+    late = {**SPREAD, "alternatives": [{**SPREAD["alternatives"][0], "post_hoc": "the delays looked per-flow"}]}
+    claim = {"id": "c", "kind": "value", "source": "T", "experiment": "tiny", "metric": "e2e_delay_ms_mean",
+             "expected": 10, "pass": {"rel": 0.1}, "drift": {"rel": 0.3}}  # fmt: skip
+    frame = pd.DataFrame(
+        [{"experiment": "tiny", "flows_n": 1, "seed": s, "run_key": f"k{s}", "scope": "all", "metric": m,
+          "value": v} for s in (1, 2) for m, v in (("e2e_delay_ms_mean", 20.0), ("e2e_delay_ms_flow_mean", 10.0))]
+    )  # fmt: skip
+    marked, unmarked = [], []
+    for name, choice, out in (("late", late, marked), ("pre", SPREAD, unmarked)):
+        (tmp_path / name).mkdir()
+        doc = load(tmp_path / name, choices=[choice], claims=[claim])
+        rows = sensitivity.table(doc, {"tiny": frame}, {})
+        out.append("\n".join(sensitivity.paper_markdown(doc, rows)))
+        out.append("\n".join(report.choice_lines(doc)))
+    mark = "declared post hoc, after the verdicts, because the delays looked per-flow"
+    assert "**Readings declared after the verdicts were seen**" in marked[0]
+    assert f"- `spread=flows`; {mark}." in marked[0] and mark in marked[1]
+    assert not any("post hoc" in text or "after the verdicts" in text for text in unmarked)
+
+
 def _two_schemes(tmp_path, choice) -> tuple[dict, Path]:
     """minimal.yaml with an axis `scheme` switching the agent between stock NewReno and the BQM sender."""
     doc = yaml.safe_load(MINIMAL.read_text())

@@ -1,5 +1,7 @@
 """Workflow settings from a profile (YAML types) or from `--config key=value` (strings)."""
 
+from pathlib import Path
+
 import pytest
 
 from experiments.config import ConfigError
@@ -78,3 +80,46 @@ def test_the_smoke_profile_shrinks_a_group_s_stop_with_its_starts():
     doc = load("configs/psand.yaml", Settings.from_config({"smoke": True, "smoke_duration": 5}))
     added = doc["experiments"]["step_down"]["scenario"]["flows"]["additional"]
     assert added["stop"] == 2.5 and added["start"] == {"first": 0.0, "every": 0.005}
+
+
+def _with_axes(tmp_path, product: dict, zipped: list[dict]) -> str:
+    import yaml
+
+    doc = yaml.safe_load(Path("tests/configs/minimal.yaml").read_text())
+    doc["experiments"]["tiny"]["matrix"] = {"product": product, "zip": zipped}
+    path = tmp_path / "exp.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))  # the levels' order is the zip's pairing
+    return str(path)
+
+
+def test_the_smoke_profile_runs_only_an_axis_s_smoke_levels_and_a_zip_group_at_their_positions(tmp_path):
+    from experiments import matrix
+
+    path = _with_axes(
+        tmp_path,
+        {"flows_n": {"path": "flows.tcp.count", "levels": [1, 2, 3, 4], "smoke_levels": [1, 4]}},
+        [{"delay": {"path": "topology.core_link.delay", "levels": {"short": "5ms", "mid": "10ms", "long": "20ms"}},
+          "buffer": {"path": "queues.RED.knobs.limit_", "levels": [20, 40, 80], "smoke_levels": [80, 20]}}],
+    )  # fmt: skip
+    smoke = load(path, Settings.from_config({"smoke": True}))
+    cells = {(r.labels["flows_n"], r.labels["delay"], r.labels["buffer"]) for r in matrix.expand(smoke, path)}
+    assert cells == {(n, d, b) for n in (1, 4) for d, b in (("short", 20), ("long", 80))}
+    full = load(path, Settings.from_config({}))
+    assert len(matrix.expand(full, path)) == 4 * 3
+
+
+@pytest.mark.parametrize(
+    "product, zipped, message",
+    [
+        ({"flows_n": {"path": "flows.tcp.count", "levels": [1, 2], "smoke_levels": [3]}}, [],
+         "experiments.tiny.matrix.flows_n.smoke_levels: no level 3; allowed: the axis' levels (1, 2)"),
+        ({}, [{"a": {"path": "flows.tcp.count", "levels": [1, 2], "smoke_levels": [1]},
+               "b": {"path": "topology.core_link.delay", "levels": ["5ms", "9ms"], "smoke_levels": ["5ms"]}}],
+         "matrix.zip[0]: smoke_levels on a, b; allowed: on at most one axis of a zip group"),
+    ],
+)  # fmt: skip
+def test_smoke_levels_that_name_no_level_or_split_a_zip_group_are_errors(tmp_path, product, zipped, message):
+    from experiments import config
+
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):
+        config.load(_with_axes(tmp_path, product, zipped))

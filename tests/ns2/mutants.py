@@ -88,6 +88,10 @@ MUTANTS = [
            "tests/ns2/test_lred.py"),
     Mutant("Vq's token rate ignores alpha_", "queue/vq.cc",
            "ctilde = ctilde + alpha2*gamma_*c_*", "ctilde = ctilde + 0.15*gamma_*c_*", "tests/ns2/test_vq_alpha.py"),
+    Mutant("Vq's adapt_on_drop_ ignored (stock adaptation only)", "queue/vq.cc",
+           "if(Pktdrp == 0 || adapt_on_drop_){", "if(Pktdrp == 0){", "tests/ns2/test_vq_alpha.py"),
+    Mutant("Vq adapts a dropped arrival with the freed packet's size", "queue/vq.cc",
+           "alpha2*qib_*arrived_size;", "alpha2*qib_*ch->size();", "tests/ns2/test_vq_alpha.py"),
 ]  # fmt: skip
 
 

@@ -2,8 +2,8 @@
 
 The virtual capacity and virtual queue of hand-built arrivals are rebuilt in Python from
 stock vq.cc's arithmetic (the same operations in the same order, so the doubles agree
-exactly) for alpha 0.15 and 0.251; with the default alpha_ a Vq run is byte-identical to
-Debian's ns.
+exactly) for alpha 0.15 and 0.251, and with adapt_on_drop_ (Algorithm 9's adaptation at every
+arrival); with the default alpha_ and adapt_on_drop_ a Vq run is byte-identical to Debian's ns.
 """
 
 from __future__ import annotations
@@ -15,9 +15,12 @@ BW = 1e6  # the hand-built link, bits/s
 SIZE = 1000
 
 
-def vq_model(times: list[float], alpha: float, limit: int, gamma=0.98, ecnlim=0.8, buflim=1.0, mean=1000):
+def vq_model(
+    times: list[float], alpha: float, limit: int, gamma=0.98, ecnlim=0.8, buflim=1.0, mean=1000, adapt_on_drop=False
+):
     """(ctilde, vq_len, dropped by the virtual queue) after each arrival; queue_in_bytes_ true and drop mode,
-    the defaults: vq.cc's Vq::enque and dropPacketForECN, term by term."""
+    the defaults: vq.cc's Vq::enque and dropPacketForECN, term by term. Stock Vq adapts ctilde only at arrivals
+    the virtual queue accepted (the "accepted rate"); adapt_on_drop at every arrival."""
     c = BW / 8.0
     ctilde = c * ecnlim
     prev = vqprev = times[0]
@@ -34,7 +37,7 @@ def vq_model(times: list[float], alpha: float, limit: int, gamma=0.98, ecnlim=0.
             vq = vq - 1 * SIZE - (1.0 - 1)
             if vq < 0.0:
                 vq = 0.0
-        else:  # adaptation only for arrivals the virtual queue accepted (the "accepted rate")
+        if adapt_on_drop or not dropped:
             ctilde = ctilde + alpha * gamma * c * (t - prev) - alpha * (1.0 - 1) - alpha * 1 * SIZE
             if ctilde > c:
                 ctilde = c
@@ -49,7 +52,7 @@ def vq_model(times: list[float], alpha: float, limit: int, gamma=0.98, ecnlim=0.
 TIMES = [1.0 + i * 0.002 for i in range(100)] + [1.2 + i * 0.02 for i in range(50)]
 
 
-def sampled(ns_binary, tmp_path, knobs: dict):
+def sampled(ns_binary, tmp_path, knobs: dict) -> tuple[list[tuple[float, float]], list]:
     events = [e for t in TIMES for e in ((t, "send", 1), (t, "sample", "ctilde_", "vq_len_"))]
     samples, rows = handbuilt(ns_binary, tmp_path, "Vq", {"limit_": 10, **knobs}, events)
     return [(samples[(t, "ctilde_")], samples[(t, "vq_len_")]) for t in TIMES], rows
@@ -69,6 +72,25 @@ def test_virtual_capacity_follows_the_token_bucket(ns_binary, tmp_path, alpha):
     assert model[0][0] == 0.8 * BW / 8 - (0.15 if alpha is None else alpha) * SIZE  # ecnlim_ C, then -alpha b
 
 
+@pytest.mark.parametrize("alpha", [0.251, 14.9033])
+def test_adapt_on_drop_adapts_at_every_arrival(ns_binary, tmp_path, alpha):
+    got, _ = sampled(ns_binary, tmp_path, {"alpha_": alpha, "adapt_on_drop_": "true"})
+    assert got == [(c, v) for c, v, _ in vq_model(TIMES, alpha, 10, adapt_on_drop=True)]
+
+
+def test_stock_vq_locks_at_large_alpha_and_adapt_on_drop_frees_it(ns_binary, tmp_path):
+    """AVQ*'s alpha at N = 103 (14.9): the burst drives ctilde to 0; stock Vq then drops every later arrival and
+    never adapts again (the link stays idle), while adapt_on_drop_ lets the slow arrivals raise ctilde again."""
+    stock, _ = sampled(ns_binary, tmp_path / "stock", {"alpha_": 14.9033})
+    freed, _ = sampled(ns_binary, tmp_path / "freed", {"alpha_": 14.9033, "adapt_on_drop_": "true"})
+    assert stock == [(c, v) for c, v, _ in vq_model(TIMES, 14.9033, 10)]
+    drops = [d for _, _, d in vq_model(TIMES, 14.9033, 10)]
+    locked_from = next(i for i in range(len(drops)) if all(drops[i:]))
+    assert locked_from < 100  # during the burst, and every later arrival is dropped
+    assert all(c == 0.0 for c, _ in stock[locked_from:])
+    assert freed[-1][0] > 0.0 and freed[-1][1] < 10 * SIZE
+
+
 def test_alpha_changes_the_evolution(ns_binary, tmp_path):
     a, _ = sampled(ns_binary, tmp_path / "a", {"alpha_": 0.15})
     b, _ = sampled(ns_binary, tmp_path / "b", {"alpha_": 0.251})
@@ -78,9 +100,10 @@ def test_alpha_changes_the_evolution(ns_binary, tmp_path):
 
 
 def test_default_alpha_is_stock(ns_binary, tmp_path):
-    samples, _ = handbuilt(ns_binary, tmp_path, "Vq", {}, [(0.5, "sample", "alpha_", "gamma_", "ecnlim_", "buflim_")])
+    variables = ["alpha_", "gamma_", "ecnlim_", "buflim_", "adapt_on_drop_"]
+    samples, _ = handbuilt(ns_binary, tmp_path, "Vq", {}, [(0.5, "sample", *variables)])
     assert {var: v for (_, var), v in samples.items()} == {"alpha_": 0.15, "gamma_": 0.98, "ecnlim_": 0.8,
-                                                          "buflim_": 1.0}  # fmt: skip
+                                                          "buflim_": 1.0, "adapt_on_drop_": 0}  # fmt: skip
 
 
 @pytest.mark.parametrize("flows", [3, 8])
