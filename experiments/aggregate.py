@@ -21,6 +21,8 @@ import hashlib
 import json
 import os
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -29,6 +31,7 @@ import pyarrow.parquet as pq
 
 from experiments.metrics import run_metrics
 from experiments.runkey import files_digest
+from experiments.simulate import hms
 
 METRICS_CODE = ("metrics.py", "curves.py")  # what run_metrics computes with; a change invalidates the cache
 ANALYSIS_FOR_METRICS = ("queue_thresholds", "queue_ranges", "settle")
@@ -54,12 +57,14 @@ def _normalised(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def cached_run_metrics(directory: Path, warmup: float, analysis: dict, keep_series: bool, cache: Path | None,
-                       code: str) -> tuple[pd.DataFrame, pd.DataFrame]:  # fmt: skip
-    """run_metrics of one run, from the cache when an equal computation was filed there (cache None: no cache)."""
+                       code: str) -> tuple[pd.DataFrame, pd.DataFrame, bool]:  # fmt: skip
+    """run_metrics of one run and whether they came from the cache, where an equal computation was filed (cache
+    None: no cache)."""
     key = cache_key(directory, warmup, analysis, keep_series, code)
     paths = (cache / f"{key}.metrics.parquet", cache / f"{key}.series.parquet") if cache else ()
     if paths and all(path.exists() for path in paths):
-        return tuple(_normalised(pd.read_parquet(path)) for path in paths)
+        run_m, run_s = (_normalised(pd.read_parquet(path)) for path in paths)
+        return run_m, run_s, True
     run_m, run_s = run_metrics(
         directory,
         warmup,
@@ -73,7 +78,34 @@ def cached_run_metrics(directory: Path, warmup: float, analysis: dict, keep_seri
         tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")  # racing writers: one each
         table.to_parquet(tmp, index=False)
         tmp.replace(path)
-    return run_m, run_s
+    return run_m, run_s, False
+
+
+class Progress:
+    """An aggregation's progress line, for the long ones: at most one every `every` seconds, and a last one once any
+    was printed (an aggregation shorter than `every` stays silent). Called once per run with whether its metrics
+    came from the cache; returns the line when one is due."""
+
+    def __init__(self, label: str, total: int, every: float = 10.0, clock: Callable[[], float] = time.monotonic):
+        self.label, self.total, self.every, self.clock = label, total, every, clock
+        self.start = self.last = clock()
+        self.done = self.cached = 0
+        self.printed = False
+
+    def __call__(self, cached: bool) -> str | None:
+        self.done += 1
+        self.cached += cached
+        now = self.clock()
+        final = self.done == self.total
+        if now - self.last < self.every and not (final and self.printed):
+            return None
+        self.last, self.printed = now, True
+        elapsed = now - self.start
+        text = (f"[{self.label}] metrics of {self.done}/{self.total} runs ({self.cached} from the metrics cache), "
+                f"{hms(elapsed)} elapsed")  # fmt: skip
+        if not final:
+            text += f", ETA {hms(elapsed / self.done * (self.total - self.done))}"
+        return text
 
 
 def read_records(records: list[str | Path]) -> list[dict]:
@@ -110,11 +142,14 @@ def aggregate(
     out_dir: str | Path,
     analysis: dict | None = None,
     use_cache: bool = True,
+    progress: Callable[[str], None] | None = None,
+    label: str = "",
 ) -> None:
     """`contexts`: each run's names, in the experiment's order (matrix.Expansion.contexts); `analysis`: the
     experiment's analysis settings (config.ANALYSIS_KEYS: queue_thresholds, queue_ranges, settle, and series,
     false to write series.parquet without rows); `use_cache`: read and file each run's metrics in
-    <results>/metrics-cache/ (the directory beside the runs' directory)."""
+    <results>/metrics-cache/ (the directory beside the runs' directory); `progress`: called with a progress line
+    (aggregate.Progress, named `label`) now and then on long aggregations."""
     analysis = analysis or {}
     keep_series = analysis.get("series", True)
     runs = read_records(records)
@@ -124,10 +159,14 @@ def aggregate(
                               "differ: the records were made by another plan; rerun the simulate stage")  # fmt: skip
     metrics, series, index = [], [], []
     code = metrics_code_digest()
+    tally = Progress(label, len(runs))
     for entry, context in zip(runs, contexts, strict=True):
         directory = Path(entry["directory"])
         cache = directory.parent.parent / "metrics-cache" if use_cache else None
-        run_m, run_s = cached_run_metrics(directory, warmup, analysis, keep_series, cache, code)
+        run_m, run_s, hit = cached_run_metrics(directory, warmup, analysis, keep_series, cache, code)
+        line = tally(hit)
+        if line and progress:
+            progress(line)
         metrics.append(_with_context(run_m, context, entry["key"]))
         series.append(_with_context(run_s, context, entry["key"]))
         index.append({**context, "run_key": entry["key"], "directory": str(directory)})

@@ -31,6 +31,11 @@ from experiments.runkey import parsers_digest, run_key, tcl_digest
 STDERR_TAIL_LINES = 5
 
 
+def hms(seconds: float) -> str:
+    """A duration as h:mm:ss, for progress lines."""
+    return f"{int(seconds // 3600)}:{int(seconds % 3600 // 60):02d}:{int(seconds % 60):02d}"
+
+
 @dataclass(frozen=True)
 class Toolchain:
     """What a run executes with; its hashes enter every run key."""

@@ -357,7 +357,7 @@ class SweepProgress:
             text = f"sweep {self.done}/{self.total} runs"
             if self.ran and left:
                 eta = left * self.seconds / self.ran / self.cores
-                text += f", ETA {int(eta // 3600)}:{int(eta % 3600 // 60):02d}:{int(eta % 60):02d} (if all left run)"
+                text += f", ETA {simulate.hms(eta)} (if all left run)"
             return text
 
 
@@ -415,13 +415,30 @@ def parse_into_tables(settings: Settings):
 
 
 def aggregate_experiment(
-    plan: Plan, paper: str, experiment: str, records: list[str], out_dir: str | Path, reading: str = BASELINE
+    plan: Plan,
+    paper: str,
+    experiment: str,
+    records: list[str],
+    out_dir: str | Path,
+    log: str | Path,
+    reading: str = BASELINE,
 ) -> None:
+    """One Snakemake job: an experiment's (or a reading's) tables, with a progress line now and then on the console
+    and in its log."""
     from experiments import aggregate
 
     exp = plan.docs[paper]["experiments"][experiment]
     contexts = plan.expansions[(paper, experiment, reading)].contexts()
-    aggregate.aggregate(records, contexts, exp["warmup"], out_dir, config_mod.analysis_settings(exp))
+    label = f"{paper}/{experiment}" + ("" if reading == BASELINE else f" under {reading}")
+    with open(log, "w") as log_file:
+
+        def progress(line: str) -> None:
+            print(line, flush=True)
+            log_file.write(line + "\n")
+            log_file.flush()
+
+        aggregate.aggregate(records, contexts, exp["warmup"], out_dir, config_mod.analysis_settings(exp),
+                            progress=progress, label=label)  # fmt: skip
 
 
 def draw(plan: Plan, results: str | Path, paper: str, kind: str, artifact_id: str, log: str | Path) -> list[Path]:

@@ -22,6 +22,7 @@ rule aggregate_experiment:
             wildcards.experiment,
             input.records,
             Path(output.metrics).parent,
+            log[0],
         )
 
 
@@ -44,5 +45,6 @@ rule aggregate_reading:
             wildcards.experiment,
             input.records,
             Path(output.metrics).parent,
+            log[0],
             wildcards.reading,
         )

@@ -14,14 +14,15 @@ from experiments import aggregate
 
 def test_a_cache_hit_gives_the_computed_tables_with_their_dtypes(untraced_run, tmp_path, monkeypatch):
     cache, code = tmp_path / "cache", aggregate.metrics_code_digest()
-    fresh = aggregate.cached_run_metrics(untraced_run, 1.0, {}, True, cache, code)
-    assert len(list(cache.glob("*.parquet"))) == 2
+    *fresh, hit = aggregate.cached_run_metrics(untraced_run, 1.0, {}, True, cache, code)
+    assert len(list(cache.glob("*.parquet"))) == 2 and not hit
 
     def no_computing(*args, **kwargs):
         raise AssertionError("computed although filed")
 
     monkeypatch.setattr(aggregate, "run_metrics", no_computing)
-    again = aggregate.cached_run_metrics(untraced_run, 1.0, {}, True, cache, code)
+    *again, hit = aggregate.cached_run_metrics(untraced_run, 1.0, {}, True, cache, code)
+    assert hit
     for got, want in zip(again, fresh, strict=True):
         pd.testing.assert_frame_equal(got, want)
 
@@ -52,3 +53,14 @@ def test_aggregate_writes_the_same_bytes_from_a_cold_and_a_warm_cache(untraced_r
     assert out["cold"] == out["warm"]
     aggregate.aggregate([record], contexts, 1.0, tmp_path / "uncached", use_cache=False)
     assert (tmp_path / "uncached" / "metrics.parquet").read_bytes() == out["cold"]["metrics"]
+
+
+def test_progress_lines_come_every_few_seconds_with_an_eta_and_stay_silent_on_short_aggregations():
+    clock = iter([0.0, 1.0, 4.0, 12.0, 13.0, 30.0]).__next__  # the start, then one reading per run
+    tally = aggregate.Progress("p/e", 5, every=10.0, clock=clock)
+    lines = [tally(cached) for cached in (True, False, True, False, False)]
+    assert lines[:2] == [None, None] and lines[3] is None
+    assert lines[2] == "[p/e] metrics of 3/5 runs (2 from the metrics cache), 0:00:12 elapsed, ETA 0:00:08"
+    assert lines[4] == "[p/e] metrics of 5/5 runs (2 from the metrics cache), 0:00:30 elapsed"
+    short = aggregate.Progress("p/e", 2, every=10.0, clock=iter([0.0, 1.0, 2.0]).__next__)
+    assert [short(False), short(False)] == [None, None]
