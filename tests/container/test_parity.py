@@ -21,16 +21,20 @@ REPO = Path(__file__).resolve().parents[2]
 # What must be identical: every parquet table, and each run's parameters, ns-2 knobs
 # and binary provenance.
 COMPARED = ("**/*.parquet", "**/runs/*/params.json", "**/runs/*/meta.json", "**/runs/*/manifest.json")
+# Not results: the per-run metrics cache (experiments/aggregate.py) holds what each side happened to compute.
+NOT_COMPARED = ("metrics-cache",)
+
+
+def compared_files(root: Path, patterns=COMPARED) -> set[str]:
+    """The files under `root` that must match, relative to it."""
+    found = {p.relative_to(root) for pattern in patterns for p in root.glob(pattern)}
+    return {str(p) for p in found if p.parts[0] not in NOT_COMPARED}
 
 
 def tree_differences(host: Path, other: Path, patterns=COMPARED, where="in the container") -> tuple[int, list[str]]:
     """(files compared, one line per file missing on either side or differing in bytes); `where` names the other
     side in the messages."""
-
-    def listing(root: Path) -> set[str]:
-        return {str(p.relative_to(root)) for pattern in patterns for p in root.glob(pattern)}
-
-    ours, theirs = listing(host), listing(other)
+    ours, theirs = compared_files(host, patterns), compared_files(other, patterns)
     problems = [f"only on the host: {p}" for p in sorted(ours - theirs)]
     problems += [f"only {where}: {p}" for p in sorted(theirs - ours)]
     problems += [
@@ -50,6 +54,8 @@ def test_tree_differences_reports_each_kind_of_difference(tmp_path):
     (container / "p" / "e" / "runs" / "k1" / "manifest.json").write_text('{"binary": 1}')
     (host / "p" / "e" / "series.parquet").write_bytes(b"PAR1")
     (container / "p" / "e" / "runs" / "k1" / "notes.txt").write_text("not compared")
+    (host / "metrics-cache").mkdir()
+    (host / "metrics-cache" / "k1.metrics.parquet").write_bytes(b"PAR1 a cache, not a result")
     count, problems = tree_differences(host, container)
     assert count == 3
     assert problems == [
@@ -78,9 +84,9 @@ def baseline_only(host: Path, other: Path) -> Path:
     view = other.parent / f".{other.name}.host-baseline"
     if view.exists():
         shutil.rmtree(view)
-    ours = {str(p.relative_to(host)) for pattern in COMPARED for p in host.glob(pattern)}
+    ours = compared_files(host)
     theirs_runs = {p.parts[1] for p in (q.relative_to(other) for q in other.glob("runs/*")) if len(p.parts) > 1}
-    papers = {p.name for p in other.iterdir() if p.is_dir() and p.name != "runs"}
+    papers = {p.name for p in other.iterdir() if p.is_dir() and p.name not in ("runs", *NOT_COMPARED)}
     for rel in sorted(ours):
         parts = Path(rel).parts
         if "readings" in parts or parts[-1] == "sensitivity.parquet":
@@ -125,13 +131,15 @@ def test_container_smoke_run_matches_host_byte_for_byte(container_results):
 def test_a_baseline_only_run_is_compared_with_the_host_s_baseline_files(tmp_path):
     host, other = tmp_path / "host", tmp_path / "other" / "results-smoke"
     files = {"p/exp/metrics.parquet": b"m", "p/exp/readings/k=4/metrics.parquet": b"r", "sensitivity.parquet": b"s",
-             "runs/a/params.json": b"a", "runs/b/params.json": b"b"}  # fmt: skip
+             "runs/a/params.json": b"a", "runs/b/params.json": b"b",
+             "metrics-cache/b.metrics.parquet": b"c"}  # fmt: skip
     for rel, data in files.items():
         (host / rel).parent.mkdir(parents=True, exist_ok=True)
         (host / rel).write_bytes(data)
-    for rel in ("p/exp/metrics.parquet", "runs/a/params.json"):
+    for rel in ("p/exp/metrics.parquet", "runs/a/params.json", "metrics-cache/b.metrics.parquet"):
         (other / rel).parent.mkdir(parents=True, exist_ok=True)
         (other / rel).write_bytes(files[rel])
+    (other / "metrics-cache/b.metrics.parquet").write_bytes(b"what this side computed")  # a cache: not compared
     (host / "q/exp/metrics.parquet").parent.mkdir(parents=True)
     (host / "q/exp/metrics.parquet").write_bytes(b"another paper")
     assert tree_differences(baseline_only(host, other), other) == (2, [])
