@@ -2,25 +2,27 @@
 
 The virtual capacity and virtual queue of hand-built arrivals are rebuilt in Python from
 stock vq.cc's arithmetic (the same operations in the same order, so the doubles agree
-exactly) for alpha 0.15 and 0.251, and with adapt_on_drop_ (Algorithm 9's adaptation at every
-arrival); with the default alpha_ and adapt_on_drop_ a Vq run is byte-identical to Debian's ns.
+exactly) for alpha 0.15 and 0.251, and for each adapt_dropped_ (what an arrival the virtual queue drops
+adapts: 0 nothing, 1 all, 2 the elapsed time's tokens); with the default alpha_ and adapt_dropped_ a Vq run
+is byte-identical to Debian's ns.
 """
 
 from __future__ import annotations
 
 import pytest
-from aqm_common import DUMBBELL, handbuilt, run, tcl_list
+from aqm_common import DUMBBELL, HANDBUILT, handbuilt, run, tcl_list
 
 BW = 1e6  # the hand-built link, bits/s
 SIZE = 1000
 
 
 def vq_model(
-    times: list[float], alpha: float, limit: int, gamma=0.98, ecnlim=0.8, buflim=1.0, mean=1000, adapt_on_drop=False
+    times: list[float], alpha: float, limit: int, gamma=0.98, ecnlim=0.8, buflim=1.0, mean=1000, adapt_dropped=0
 ):
     """(ctilde, vq_len, dropped by the virtual queue) after each arrival; queue_in_bytes_ true and drop mode,
     the defaults: vq.cc's Vq::enque and dropPacketForECN, term by term. Stock Vq adapts ctilde only at arrivals
-    the virtual queue accepted (the "accepted rate"); adapt_on_drop at every arrival."""
+    the virtual queue accepted (the "accepted rate"); adapt_dropped 1 at every arrival, 2 credits a dropped
+    arrival with the elapsed time's tokens only."""
     c = BW / 8.0
     ctilde = c * ecnlim
     prev = vqprev = times[0]
@@ -37,7 +39,12 @@ def vq_model(
             vq = vq - 1 * SIZE - (1.0 - 1)
             if vq < 0.0:
                 vq = 0.0
-        if adapt_on_drop or not dropped:
+        if adapt_dropped == 2 and dropped:
+            ctilde = ctilde + alpha * gamma * c * (t - prev)
+            if ctilde > c:
+                ctilde = c
+            prev = t
+        if adapt_dropped == 1 or not dropped:
             ctilde = ctilde + alpha * gamma * c * (t - prev) - alpha * (1.0 - 1) - alpha * 1 * SIZE
             if ctilde > c:
                 ctilde = c
@@ -72,17 +79,25 @@ def test_virtual_capacity_follows_the_token_bucket(ns_binary, tmp_path, alpha):
     assert model[0][0] == 0.8 * BW / 8 - (0.15 if alpha is None else alpha) * SIZE  # ecnlim_ C, then -alpha b
 
 
+@pytest.mark.parametrize("mode", [1, 2])
 @pytest.mark.parametrize("alpha", [0.251, 14.9033])
-def test_adapt_on_drop_adapts_at_every_arrival(ns_binary, tmp_path, alpha):
-    got, _ = sampled(ns_binary, tmp_path, {"alpha_": alpha, "adapt_on_drop_": "true"})
-    assert got == [(c, v) for c, v, _ in vq_model(TIMES, alpha, 10, adapt_on_drop=True)]
+def test_a_dropped_arrival_adapts_as_adapt_dropped_says(ns_binary, tmp_path, alpha, mode):
+    got, _ = sampled(ns_binary, tmp_path, {"alpha_": alpha, "adapt_dropped_": mode})
+    assert got == [(c, v) for c, v, _ in vq_model(TIMES, alpha, 10, adapt_dropped=mode)]
+    assert got != [(c, v) for c, v, _ in vq_model(TIMES, alpha, 10)]  # the arrivals do drop: not stock's values
 
 
-def test_stock_vq_locks_at_large_alpha_and_adapt_on_drop_frees_it(ns_binary, tmp_path):
+def test_an_adapt_dropped_outside_0_to_2_stops_the_run(ns_binary, tmp_path):
+    proc = run(ns_binary, HANDBUILT, ["Vq", tcl_list({"adapt_dropped_": 3}), "{1.0 send 1}", "1Mb", 1], tmp_path)
+    assert proc.returncode != 0 and "Queue/Vq: adapt_dropped_ 3; allowed: 0, 1, 2" in proc.stderr
+
+
+@pytest.mark.parametrize("mode", [1, 2])
+def test_stock_vq_locks_at_large_alpha_and_adapt_dropped_frees_it(ns_binary, tmp_path, mode):
     """AVQ*'s alpha at N = 103 (14.9): the burst drives ctilde to 0; stock Vq then drops every later arrival and
-    never adapts again (the link stays idle), while adapt_on_drop_ lets the slow arrivals raise ctilde again."""
+    never adapts again (the link stays idle), while adapt_dropped_ 1 or 2 lets the slow arrivals raise ctilde."""
     stock, _ = sampled(ns_binary, tmp_path / "stock", {"alpha_": 14.9033})
-    freed, _ = sampled(ns_binary, tmp_path / "freed", {"alpha_": 14.9033, "adapt_on_drop_": "true"})
+    freed, _ = sampled(ns_binary, tmp_path / "freed", {"alpha_": 14.9033, "adapt_dropped_": mode})
     assert stock == [(c, v) for c, v, _ in vq_model(TIMES, 14.9033, 10)]
     drops = [d for _, _, d in vq_model(TIMES, 14.9033, 10)]
     locked_from = next(i for i in range(len(drops)) if all(drops[i:]))
@@ -100,10 +115,10 @@ def test_alpha_changes_the_evolution(ns_binary, tmp_path):
 
 
 def test_default_alpha_is_stock(ns_binary, tmp_path):
-    variables = ["alpha_", "gamma_", "ecnlim_", "buflim_", "adapt_on_drop_"]
+    variables = ["alpha_", "gamma_", "ecnlim_", "buflim_", "adapt_dropped_"]
     samples, _ = handbuilt(ns_binary, tmp_path, "Vq", {}, [(0.5, "sample", *variables)])
     assert {var: v for (_, var), v in samples.items()} == {"alpha_": 0.15, "gamma_": 0.98, "ecnlim_": 0.8,
-                                                          "buflim_": 1.0, "adapt_on_drop_": 0}  # fmt: skip
+                                                          "buflim_": 1.0, "adapt_dropped_": 0}  # fmt: skip
 
 
 @pytest.mark.parametrize("flows", [3, 8])
