@@ -329,10 +329,26 @@ def plan(settings: Settings, ns_binary: Path | None = None) -> Plan:
 SIMULATE_MODULES = ("matrix.py", "runkey.py", "simulate.py")
 
 
-def targets_want_readings(targets) -> bool:
-    """Whether Snakemake's targets ask for the alternative readings' runs: sensitivity-all or a reading's file
-    (no target: the Snakefile's first rule, reproduce-all, which runs the baselines only)."""
-    return any(t == "sensitivity-all" or "/readings/" in str(t) for t in targets)
+def runs_for_targets(plan: Plan, results: str | Path, targets) -> int:
+    """The runs Snakemake's targets ask for, for the progress lines: an experiment's file (under
+    <results>/<paper>/<experiment>/) its baseline's runs, a reading's file (.../readings/<label>/) that reading's,
+    sensitivity-all every expansion's, and anything else (no target: reproduce-all; a report or a rule name) every
+    baseline's, plus every reading's if the target lies in a readings folder."""
+    root = Path(results).parts
+    wanted: set[tuple[str, str, str]] = set()
+    for target in targets or ["reproduce-all"]:
+        if target == "sensitivity-all":
+            return plan.total_runs()
+        parts = Path(str(target)).parts
+        rest = parts[len(root) :] if parts[: len(root)] == root else ()
+        reading = rest[3] if len(rest) > 3 and rest[2] == "readings" else BASELINE
+        key = (*rest[:2], reading)
+        if key in plan.expansions:
+            wanted.add(key)
+        else:
+            any_reading = "readings" in parts
+            wanted |= {k for k in plan.expansions if k[2] == BASELINE or any_reading}
+    return sum(len(plan.expansions[key]) for key in wanted)
 
 
 class SweepProgress:

@@ -29,6 +29,7 @@ from figures.common import (
     markdown_table,
     mean_pm,
     save_figure,
+    seed_note,
     select,
     write_table,
 )
@@ -119,7 +120,7 @@ def gain_vs_axis(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
     ax.set_ylabel(f"improvement over {BASELINE}, %")
     ax.legend(title=SCHEME)
     caption = textwrap.fill(artifact.get("caption", f"{metric}: improvement ratio vs {x}"), 80)
-    ax.set_title(caption + f"\n(ratio of the means over {rows['seed'].nunique()} seeds)", fontsize=9)
+    ax.set_title(caption + f"\n(ratio of the means over {seed_note(rows, [x, SCHEME])})", fontsize=9)
     fig.tight_layout()
     return save_figure(fig, out)
 
@@ -167,7 +168,7 @@ def throughput_with_expected(data: ExperimentData, out: Path, artifact: dict) ->
     ax.set_xlabel(x)
     ax.set_ylabel(metric)
     caption = textwrap.fill(artifact.get("caption", f"{metric} vs {x}"), 80)
-    ax.set_title(caption + f"\n(mean over {rows['seed'].nunique()} seeds, 95 % CI)", fontsize=9)
+    ax.set_title(caption + f"\n(mean over {seed_note(rows, [x])}, 95 % CI)", fontsize=9)
     fig.tight_layout()
     return save_figure(fig, out)
 

@@ -39,6 +39,7 @@ __all__ = [
     "markdown_table",
     "save_figure",
     "seed_note",
+    "seeds_text",
     "select",
     "where_text",
     "write_table",
@@ -181,7 +182,11 @@ def seed_note(table: pd.DataFrame, by: Iterable[str]) -> str:
     counts = table.groupby(by)["seed"].nunique() if by else pd.Series([table["seed"].nunique()])
     if counts.empty:
         return "no seeds"
-    low, high = int(counts.min()), int(counts.max())
+    return seeds_text(int(counts.min()), int(counts.max()))
+
+
+def seeds_text(low: int, high: int) -> str:
+    """'1 seed', '10 seeds', '3–10 seeds'."""
     text = f"{low}" if low == high else f"{low}–{high}"
     return f"{text} seed{'s' if high != 1 else ''}"
 

@@ -24,6 +24,7 @@ from figures.common import (  # sets the Agg backend first
     ExperimentData,
     save_figure,
     scope_label,
+    seed_note,
     select,
 )
 
@@ -39,12 +40,12 @@ def metric_vs_axis(data: ExperimentData, out: Path, artifact: dict) -> list[Path
     rows = rows[(rows["metric"] == metric) & (rows["scope"] == scope_label(scope))]
     if rows.empty:
         raise ValueError(f"{artifact['id']}: no values of {metric} (scope {scope}) in {artifact['experiment']}")
-    seeds = rows["seed"].nunique()
+    seeds = seed_note(rows, [x, hue] if hue else [x])
     fig, ax = plt.subplots(figsize=(6, 4))
     sns.lineplot(data=rows, x=x, y="value", hue=hue, marker="o", errorbar=CI_BAND, seed=BOOT_SEED, ax=ax)
     ax.set_xlabel(x)
     ax.set_ylabel(metric)
     caption = textwrap.fill(artifact.get("caption", f"{metric} vs {x}"), 80)
-    ax.set_title(caption + f"\n(mean over {seeds} seeds, 95 % CI)", fontsize=9)
+    ax.set_title(caption + f"\n(mean over {seeds}, 95 % CI)", fontsize=9)
     fig.tight_layout()
     return save_figure(fig, Path(out))

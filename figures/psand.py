@@ -59,6 +59,8 @@ from figures.common import (
     markdown_table,
     mean_pm,
     save_figure,
+    seed_note,
+    seeds_text,
     select,
     write_table,
 )
@@ -144,9 +146,8 @@ def metric_panels(data: ExperimentData, out: Path, artifact: dict) -> list[Path]
         ax.set_title(f"{panel_axis} = {panel}", fontsize=8)
         ax.set_xlabel(x)
     grid[0][0].set_ylabel(metric)
-    seeds = rows.groupby([panel_axis, x, hue], observed=True)["seed"].nunique()
-    count = f"{seeds.min()}" + (f"-{seeds.max()}" if seeds.max() != seeds.min() else "")
-    fig.suptitle(textwrap.fill(artifact.get("caption", artifact["id"]), 120) + f"\n(mean over {count} seeds, "
+    count = seed_note(rows, [panel_axis, x, hue])
+    fig.suptitle(textwrap.fill(artifact.get("caption", artifact["id"]), 120) + f"\n(mean over {count}, "
                  "95 % CI)", fontsize=9)  # fmt: skip
     fig.tight_layout()
     return save_figure(fig, Path(out))
@@ -283,11 +284,11 @@ def comparison_table(data: ExperimentData, out: Path, artifact: dict) -> list[Pa
                     mean_pm(cells.at[c, metric], cells.at[c, f"{metric}_ci95"], digits) if c in cells.index else "-"
                 )
         body.append(line)
-    seeds = f"{frame['seeds'].min()}" + (f"-{frame['seeds'].max()}" if frame["seeds"].nunique() > 1 else "")
+    seeds = seeds_text(int(frame["seeds"].min()), int(frame["seeds"].max()))
     lines = [
         f"**{artifact.get('caption', artifact['id'])}**",
         "",
-        f"Experiment `{artifact['experiment']}`. Each cell: mean over {seeds} seeds of the per-run value ± half-width "
+        f"Experiment `{artifact['experiment']}`. Each cell: mean over {seeds} of the per-run value ± half-width "
         "of its 95 % confidence interval (Student t over seeds). Per run: the bottleneck queue sampled every 0.01 s "
         "over the whole run; loss = drops / arrivals at that queue (experiments/metrics.py).",
         "",

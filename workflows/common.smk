@@ -19,9 +19,7 @@ PROGRESS = wf.SweepProgress(PLAN.total_runs(), workflow.cores)
 # The sweep's size for the progress lines, once the targets are known: the readings' runs
 # count only when the targets ask for them.
 onstart:
-    PROGRESS.total = PLAN.total_runs(
-        wf.targets_want_readings(workflow.dag_settings.targets)
-    )
+    PROGRESS.total = wf.runs_for_targets(PLAN, RESULTS, workflow.dag_settings.targets)
 
 
 # Paths hold names only (parameters live in each run's params.json): keep each wildcard to

@@ -16,7 +16,7 @@ proc repro::write_meta {file} {
     variable wireless_nodes
     variable wireless_macs
     variable wireless_ifqs
-    json::write indented 1
+    json::write indented 0  ;# compact: pretty-printed, the knobs of a 100-flow run made meta.json most of its run directory
     json::write aligned 0
 
     set core_ids {}

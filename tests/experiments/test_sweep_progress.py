@@ -21,13 +21,22 @@ def test_cached_runs_count_as_done_and_the_eta_comes_from_the_runs_simulated():
     assert last == "sweep 10/10 runs"
 
 
-def test_the_readings_count_only_when_the_targets_ask_for_them():
-    from experiments.workflow import targets_want_readings
+def test_the_sweep_counts_the_runs_the_targets_ask_for():
+    from experiments import workflow
 
-    assert not targets_want_readings([])  # the Snakefile's first rule: reproduce-all
-    assert not targets_want_readings(["reproduce-all"])
-    assert targets_want_readings(["reproduce-all", "sensitivity-all"])
-    assert targets_want_readings(["results/bqm/wired/readings/k=4/batches/0.json"])
+    expansions = {("p", "e", "baseline"): [1, 2, 3], ("p", "e", "k=4"): [1, 2], ("p", "f", "baseline"): [1],
+                  ("p", "f", "k=4"): [1, 2, 3, 4]}  # fmt: skip
+    plan = workflow.Plan(files={}, expansions=expansions, docs={}, readings={})
+
+    def total(*targets):
+        return workflow.runs_for_targets(plan, "out/res", list(targets))
+
+    assert total() == total("reproduce-all") == total("out/res/REPORT.md") == 4  # the baselines
+    assert total("reproduce-all", "sensitivity-all") == 10
+    assert total("out/res/p/f/readings/k=4/metrics.parquet") == 4  # that reading only
+    assert total("out/res/p/e/metrics.parquet", "out/res/p/e/readings/k=4/batches/0.json") == 5
+    assert total("out/res/p/f/metrics.parquet", "reproduce-all") == 4  # f's baseline is among the baselines
+    assert total("elsewhere/readings/x") == 10  # a readings path we cannot place: every expansion
 
 
 def test_a_plan_counts_its_baselines_apart(tmp_path):

@@ -102,7 +102,12 @@ MUTANTS = [
 def build_tree(work: Path) -> Path:
     """The pinned tree with the series applied, configured and built (ns2_build.py's steps)."""
     tree = work / ns2_build.TREE_NAME
+    stamp, series = work / "series.sha256", series_hash()
     if (tree / "ns").is_file():
+        if not stamp.is_file() or stamp.read_text().strip() != series:
+            raise SystemExit(f"{work}: built from another patch series than ns2-patches/series; "
+                             f"remove it (or pass another --work) to build afresh")  # fmt: skip
+        make(tree)  # the tree may hold an interrupted mutant's restore: rebuild what changed
         return tree
     subprocess.run(["tar", "-xf", str(ns2_build.ensure_tarball()), "-C", str(work)], check=True)
     for patch in ns2_build.read_series():
@@ -113,7 +118,13 @@ def build_tree(work: Path) -> Path:
     configure = ["./configure", *with_dirs, *ns2_build.CONFIGURE_ARGS]
     subprocess.run(configure, cwd=tree, check=True, stdout=subprocess.DEVNULL)
     make(tree)
+    stamp.write_text(series)
     return tree
+
+
+def series_hash() -> str:
+    """The ordered series' names and contents, as the build cache keys them."""
+    return ns2_build.series_sha256(ns2_build.key_inputs()["patches"])
 
 
 def make(tree: Path) -> None:
