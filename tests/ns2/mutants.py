@@ -1,6 +1,6 @@
 """Deliberately broken builds: each must make the tests of its patch fail.
 
-    .venv/bin/python tests/ns2/mutants.py [--work DIR] [--markdown docs/VALIDATION.md]
+    .venv/bin/python tests/ns2/mutants.py [--work DIR] [--markdown docs/VALIDATION.md | --only TEXT]
 
 A test that passes on a broken binary proves nothing. This builds our ns-2 once in a
 work tree (the pinned tarball plus ns2-patches/series, as ns2_build.py does), then for
@@ -87,7 +87,8 @@ MUTANTS = [
            "beta_ * sqrt(lbar_) * ((double)qlen - ktarget_)", "beta_ * lbar_ * ((double)qlen - ktarget_)",
            "tests/ns2/test_lred.py"),
     Mutant("Vq's token rate ignores alpha_", "queue/vq.cc",
-           "ctilde = ctilde + alpha2*gamma_*c_*", "ctilde = ctilde + 0.15*gamma_*c_*", "tests/ns2/test_vq_alpha.py"),
+           "ctilde = ctilde + alpha2*gamma_*c_*(curr_time - prev_time) - ",
+           "ctilde = ctilde + 0.15*gamma_*c_*(curr_time - prev_time) - ", "tests/ns2/test_vq_alpha.py"),
     Mutant("Vq's adapt_dropped_ 1 ignored (stock adaptation only)", "queue/vq.cc",
            "if(Pktdrp == 0 || adapt_dropped_ == 1){", "if(Pktdrp == 0){", "tests/ns2/test_vq_alpha.py"),
     Mutant("Vq's adapt_dropped_ 2 removes the dropped packet's tokens too", "queue/vq.cc",
@@ -144,17 +145,22 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--work", type=Path, help="build tree to (re)use (default: a temporary directory)")
     parser.add_argument("--markdown", type=Path, help="write the results into this file's mutants section")
+    parser.add_argument("--only", metavar="TEXT", help="only the mutants whose name contains TEXT (no --markdown)")
     args = parser.parse_args()
+    mutants = [m for m in MUTANTS if args.only is None or args.only in m.name]
+    if not mutants or (args.only and args.markdown):
+        parser.error(f"--only {args.only!r}: no mutant's name contains it" if not mutants else
+                     "--only writes no table: the table lists every mutant")  # fmt: skip
     work = args.work or Path(tempfile.mkdtemp(prefix="ns2-mutants-"))
     work.mkdir(parents=True, exist_ok=True)
     tree = build_tree(work)
-    for module in sorted({m.tests for m in MUTANTS}):
+    for module in sorted({m.tests for m in mutants}):
         intact, summary = tests_fail(tree / "ns", module)
         if intact:
             print(f"the unbroken build already fails {module}: {summary}")
             return 1
     rows = []
-    for m in MUTANTS:
+    for m in mutants:
         path = tree / m.source
         original = path.read_text()
         if original.count(m.old) != 1:
