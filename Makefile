@@ -22,8 +22,9 @@ APT_PACKAGES := build-essential patch xz-utils binutils python3-venv \
 
 .PHONY: reproduce test setup apt venv requirements ns2 lint
 
+# SNAKEMAKE_ARGS: more of Snakemake's options, e.g. `make reproduce SNAKEMAKE_ARGS=--dry-run`.
 reproduce: setup
-	$(BIN)/snakemake reproduce-all
+	$(BIN)/snakemake reproduce-all $(SNAKEMAKE_ARGS)
 
 test: setup ns2
 	$(BIN)/pytest

@@ -3,8 +3,8 @@
     .venv/bin/python bench/run_disk.py [--max-duration 100] [--markdown docs/PERFORMANCE.md]
 
 One run per experiment of every file in configs/ (its first matrix cell, first seed, at the
-experiment's duration, or `--max-duration` simulated seconds at most: then its bytes are
-extrapolated to the full duration along the line through runs of half and all of that length,
+experiment's duration, or `--max-duration` simulated seconds at most (and past its last flow start or stop): then
+its bytes are extrapolated to the full duration along the line through runs of half and all of that length,
 and the table says so), run with our ns and parsed
 as the workflow does, raw outputs kept. Measured side by side on that one directory:
 
@@ -79,6 +79,18 @@ def shortened(runs: matrix.Expansion, duration: float) -> matrix.Run:
     return matrix.Expansion(doc, runs.source, runs.experiment).runs(0, 1)[0]
 
 
+def measuring_durations(runs: matrix.Expansion, full: float, cap: float | None) -> list[float]:
+    """The full duration, or two shorter ones under the cap: half of it and all of it, each past the first
+    run's last flow start or stop (a run must hold every flow it declares), so at most the full one."""
+    if not cap or full <= cap:
+        return [full]
+    flows = runs.runs(0, 1)[0].params.get("flows", [])
+    last_event = max((float(f.get(k) or 0) for f in flows for k in ("start", "stop")), default=0.0)
+    low = max(cap / 2, last_event + 1.0)
+    high = max(cap, low + cap / 2)
+    return [full] if high >= full else [low, high]
+
+
 def extrapolate(durations: list[float], sizes: list[float], full: float) -> float:
     """Bytes at the full duration: measured there, or the line through two shorter runs (a fixed part, such as
     meta.json, plus a part that grows with simulated time)."""
@@ -102,8 +114,7 @@ def main() -> int:
             if reading != wf.BASELINE:
                 continue
             full = float(runs.exp["duration"])
-            durations = [full] if not args.max_duration or full <= args.max_duration else [
-                args.max_duration / 2, args.max_duration]  # fmt: skip
+            durations = measuring_durations(runs, full, args.max_duration)
             measured = [measure_run(shortened(runs, d), Path(scratch)) for d in durations]
             counts = {f"runs_{name}": sum(len(r) for (p, e, _), r in plan.expansions.items()
                                           if (p, e) == (paper, experiment))

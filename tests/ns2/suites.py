@@ -162,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reference", type=Path, default=Path("/usr/bin/ns"))
     parser.add_argument("--work", type=Path, default=Path("build/validation"))
     parser.add_argument("--all", action="store_true", help="every test-all-* suite, not only the required ones")
+    parser.add_argument("--suite", action="append", help="only this suite (repeatable), e.g. simple")
     parser.add_argument("--markdown", type=Path, help="write the table to this file (docs/VALIDATION.md)")
     args = parser.parse_args(argv)
 
@@ -170,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
 
     tarball = ns2_build.ensure_tarball()
     trees = {label: prepare_tree(tarball, args.work / label) for label in ("ours", "reference")}
-    suites = list_suites(trees["ours"]) if args.all else REQUIRED_SUITES
+    suites = args.suite or (list_suites(trees["ours"]) if args.all else REQUIRED_SUITES)
     rows = []
     for i, suite in enumerate(suites, 1):
         res = run_side_by_side(

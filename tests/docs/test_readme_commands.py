@@ -1,0 +1,281 @@
+"""Every command line of README.md's shell blocks runs, as printed or through the substitution stated here.
+
+A reader copies commands from the README; each must work as printed. WAYS maps every command line (continuation
+lines joined, the trailing comment cut) to how it is run:
+
+- AS_PRINTED: in a scratch copy of the checkout (its build/ns2 copied, its .venv linked);
+- Substituted: a stated replacement run there instead: a dry run where the command is hours long, the smallest
+  options of a benchmark, podman with .ci/container's flags for docker, the image CI built for `ns2-repro`;
+- InCi: a stage of .ci/run runs it; asserted here by the stage's file holding the command;
+- Unavailable: it needs a package Debian 12's archive lacks; asserted with apt-cache, so that the day the package
+  is there this test fails and asks for a real run.
+
+A command line without an entry fails the test, and so does an entry the README no longer prints. Commands that
+need the image of CI's container stage or a one-node Slurm run where .ci/run says both are there
+(NS2REPRO_CONTAINER_IMAGE, NS2REPRO_SLURM_READY) and are skipped elsewhere.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+README = REPO / "README.md"
+IMAGE_ENV, SLURM_ENV = "NS2REPRO_CONTAINER_IMAGE", "NS2REPRO_SLURM_READY"
+# .ci/container's podman flags: no network, runc, and limits this machine's hard nofile limit allows.
+PODMAN = "podman run --runtime runc --network none --ulimit nofile=20000:20000 --ulimit nproc=32768:32768"
+TIMEOUT_S = 1800
+
+
+@dataclass(frozen=True)
+class Substituted:
+    command: str  # run in the scratch copy instead; {image} is the image CI built
+    why: str
+    needs: tuple[str, ...] = ()  # "image", "slurm"
+
+
+@dataclass(frozen=True)
+class InCi:
+    stage_file: str  # the .ci file that runs it
+    text: str  # what that file holds
+
+
+@dataclass(frozen=True)
+class Unavailable:
+    package: str
+    why: str
+
+
+AS_PRINTED = Substituted("", "as printed")
+
+
+def docker(command: str, *extra: str) -> Substituted:
+    """`docker run --rm -v "$PWD/out:/out" ns2-repro ARGS` as podman with .ci/container's flags, on CI's image."""
+    prefix = 'docker run --rm -v "$PWD/out:/out" ns2-repro'
+    assert command.startswith(prefix), command
+    args = command.removeprefix(prefix)
+    return Substituted(f'mkdir -p out && {PODMAN} --rm -v "$PWD/out:/out" {{image}}{args} {" ".join(extra)}'.strip(),
+                       "podman for docker (.ci/container's flags), the image CI built" +
+                       (f", {' '.join(extra)}" if extra else ""), ("image",))  # fmt: skip
+
+
+DRY = "--dry-run: the real command runs for hours"
+# Planning every paper takes a minute or two; the container's `--dry-run` line plans all five, the others one.
+ONE_PAPER = "--config experiment_files=configs/koo_aqm.yaml"
+DRY_ONE = f"{DRY}; {ONE_PAPER} (the container's --dry-run line plans every paper)"
+
+
+def dry(command: str, why: str = DRY_ONE) -> Substituted:
+    return Substituted(f"{command} --dry-run {ONE_PAPER}", why)
+
+
+SWEEP = "after my_sweep.yaml is written from the README's YAML block"
+WAYS: dict[str, Substituted | InCi | Unavailable] = {
+    # Set-up
+    "make reproduce": Substituted(f"make reproduce SNAKEMAKE_ARGS='--dry-run {ONE_PAPER}'", DRY_ONE),
+    "make test": InCi(".ci/run", "make test"),
+    # Running on a cluster
+    ".venv/bin/snakemake reproduce-all --profile profiles/slurm": dry(
+        ".venv/bin/snakemake reproduce-all --profile profiles/slurm"),
+    ".venv/bin/snakemake reproduce-all --profile profiles/slurm --configfile profiles/paper/settings.yaml": dry(
+        ".venv/bin/snakemake reproduce-all --profile profiles/slurm --configfile profiles/paper/settings.yaml"),
+    ".venv/bin/snakemake reproduce-all --profile profiles/slurm --configfile profiles/smoke/settings.yaml": dry(
+        ".venv/bin/snakemake reproduce-all --profile profiles/slurm --configfile profiles/smoke/settings.yaml",
+        f"{DRY_ONE}; CI's Slurm stage runs one paper's smoke profile through Slurm (.ci/slurm smoke)"),
+    ".venv/bin/snakemake reproduce-all --profile profiles/paper": dry(
+        ".venv/bin/snakemake reproduce-all --profile profiles/paper"),
+    ".ci/slurm start": InCi(".ci/slurm", "start\n    trap stop EXIT\n    smoke"),
+    ".ci/slurm stop": InCi(".ci/slurm", "start\n    trap stop EXIT\n    smoke"),
+    ".ci/slurm run CMD ...": Substituted(".ci/slurm run sinfo -h", "CMD: sinfo", ("slurm",)),
+    ".ci/slurm smoke build/slurm-out": InCi(".ci/run", ".ci/slurm smoke build/slurm-out"),
+    "mkdir -p out": AS_PRINTED,
+    "sbatch -c 16 --mem 16G -t 4:00:00 --wrap 'podman run --rm --network none -v \"$PWD/out:/out\" ns2-repro "
+    "--cores 16 reproduce-all'": Substituted(
+        f".ci/slurm run sbatch --wait -c 2 --mem 2G -t 30 -o sbatch.log --wrap '{PODMAN} --rm -v \"$PWD/out:/out\" "
+        "{image} --cores 2 reproduce-all --dry-run " + ONE_PAPER + "' ; status=$? ; cat sbatch.log ; exit $status",
+        "the one-node Slurm of .ci/slurm (2 cores), .ci/container's podman flags, CI's image, " + DRY_ONE,
+        ("image", "slurm")),
+    "podman save --format docker-archive -o ns2-repro.tar ns2-repro": Substituted(
+        "podman save --format docker-archive -o ns2-repro.tar {image}", "the image CI built", ("image",)),
+    "apptainer build ns2-repro.sif docker-archive://ns2-repro.tar": Unavailable(
+        "apptainer", "Apptainer is not in Debian 12's archive, and CI reaches no other registry"),
+    "sbatch -c 16 --mem 16G -t 4:00:00 --wrap 'apptainer run --fakeroot --writable-tmpfs --no-home --pwd /ns2-repro "
+    "--bind \"$PWD/out:/out\" ns2-repro.sif --cores 16 reproduce-all'": Unavailable(
+        "apptainer", "Apptainer is not in Debian 12's archive, and CI reaches no other registry"),
+    # Replicate in a container
+    "docker build -t ns2-repro .": InCi(".ci/container", "buildah bud"),
+    'docker run --rm -v "$PWD/out:/out" ns2-repro': docker('docker run --rm -v "$PWD/out:/out" ns2-repro',
+                                                           "--dry-run", ONE_PAPER),
+    'docker run --rm -v "$PWD/out:/out" ns2-repro --profile profiles/smoke reproduce-all': InCi(
+        ".ci/container", "--profile profiles/smoke reproduce-all"),
+    'docker run --rm -v "$PWD/out:/out" ns2-repro reproduce-all --config experiment_files=configs/koo_aqm.yaml': docker(
+        'docker run --rm -v "$PWD/out:/out" ns2-repro reproduce-all --config experiment_files=configs/koo_aqm.yaml',
+        "--dry-run"),
+    'docker run --rm -v "$PWD/out:/out" ns2-repro --dry-run': docker(
+        'docker run --rm -v "$PWD/out:/out" ns2-repro --dry-run'),
+    # Add a sweep
+    ".venv/bin/python -m experiments validate my_sweep.yaml": Substituted(
+        ".venv/bin/python -m experiments validate my_sweep.yaml", SWEEP),
+    ".venv/bin/python -m experiments runs my_sweep.yaml": Substituted(
+        ".venv/bin/python -m experiments runs my_sweep.yaml", SWEEP),
+    ".venv/bin/snakemake --config experiment_files=my_sweep.yaml -- results/red_pi_flows/figures/delay_vs_flows.png":
+        Substituted(".venv/bin/snakemake --config experiment_files=my_sweep.yaml -- "
+                    "results/red_pi_flows/figures/delay_vs_flows.png", SWEEP),
+    # Tests and benchmarks
+    "make lint": InCi(".ci/run", "make lint"),
+    ".venv/bin/python tests/ns2/suites.py --all --markdown docs/VALIDATION.md": Substituted(
+        ".venv/bin/python tests/ns2/suites.py --suite simple --markdown docs/VALIDATION.md",
+        "one suite: make test runs all 105 (tests/ns2/test_validation_suites.py)"),
+    ".venv/bin/python tests/ns2/mutants.py --markdown docs/VALIDATION.md": Substituted(
+        ".venv/bin/python tests/ns2/mutants.py --only \"Vq's token rate\"",
+        "one mutant (the script builds ns-2 once in a tree of its own, then each mutant)"),
+    ".venv/bin/python bench/ns2_speed.py --markdown docs/PERFORMANCE.md": Substituted(
+        ".venv/bin/python bench/ns2_speed.py --repeats 1 --no-callgrind --markdown docs/PERFORMANCE.md",
+        "its smallest options: one round, no valgrind"),
+    ".venv/bin/python bench/parser_vs_awk.py --markdown docs/PERFORMANCE.md": Substituted(
+        ".venv/bin/python bench/parser_vs_awk.py --repeats 1 --markdown docs/PERFORMANCE.md", "one round"),
+    ".venv/bin/python bench/snakemake_batching.py --markdown docs/PERFORMANCE.md": Substituted(
+        ".venv/bin/python bench/snakemake_batching.py --runs 4 --rounds 1 --markdown docs/PERFORMANCE.md",
+        "its smallest sweep"),
+    ".venv/bin/python bench/http_connections.py --markdown docs/PERFORMANCE.md": Substituted(
+        ".venv/bin/python bench/http_connections.py --repeats 1 --markdown docs/PERFORMANCE.md", "one round"),
+    ".venv/bin/python bench/plan_scale.py --markdown docs/PERFORMANCE.md": Substituted(
+        ".venv/bin/python bench/plan_scale.py --sizes 10 --markdown docs/PERFORMANCE.md", "one small sweep"),
+    ".venv/bin/python bench/run_disk.py --markdown docs/PERFORMANCE.md": Substituted(
+        ".venv/bin/python bench/run_disk.py --max-duration 5 --markdown docs/PERFORMANCE.md", "short runs"),
+}  # fmt: skip
+
+
+def without_comment(line: str) -> str:
+    """The line up to a `#` that starts a shell comment (after a blank, outside quotes)."""
+    quote = None
+    for i, char in enumerate(line):
+        if quote:
+            quote = None if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and (i == 0 or line[i - 1].isspace()):
+            return line[:i].rstrip()
+    return line.rstrip()
+
+
+def shell_blocks(markdown: str) -> list[str]:
+    return re.findall(r"^```(?:sh|bash|shell|console)\n(.*?)^```", markdown, flags=re.M | re.S)
+
+
+def command_lines(markdown: str) -> list[str]:
+    """Every command of the shell blocks: continuation lines joined, comments cut, blanks dropped."""
+    commands = []
+    for block in shell_blocks(markdown):
+        pending = ""
+        for raw in block.splitlines():
+            line = without_comment(raw)
+            if line.endswith("\\"):
+                pending += line[:-1].strip() + " "
+                continue
+            command = " ".join((pending + line.strip()).split()) if pending else line.strip()
+            pending = ""
+            if command:
+                commands.append(command)
+    return commands
+
+
+def yaml_block(markdown: str) -> str:
+    """The README's one YAML block: the sweep of "Add a sweep"."""
+    (block,) = re.findall(r"^```yaml\n(.*?)^```", markdown, flags=re.M | re.S)
+    return block
+
+
+def test_the_extraction_joins_continuations_and_cuts_comments():
+    text = "```sh\nmake x   # a 'quoted' comment\n# only a comment\nsbatch -c 2 \\\n  'a # not a comment'\n```\n"
+    assert command_lines(text) == ["make x", "sbatch -c 2 'a # not a comment'"]
+
+
+def test_every_readme_command_has_a_way_to_run_and_every_way_a_command():
+    printed = command_lines(README.read_text())
+    missing = [c for c in printed if c not in WAYS]
+    stale = [c for c in WAYS if c not in printed]
+    assert not missing, f"README commands with no entry in WAYS (add one): {missing}"
+    assert not stale, f"WAYS entries the README no longer prints (remove them): {stale}"
+
+
+@pytest.mark.parametrize("command", [c for c, w in WAYS.items() if isinstance(w, InCi)])
+def test_a_ci_stage_runs_it(command):
+    way = WAYS[command]
+    assert way.text in (REPO / way.stage_file).read_text(), f"{way.stage_file} no longer runs `{way.text}`"
+
+
+@pytest.mark.parametrize("command", [c for c, w in WAYS.items() if isinstance(w, Unavailable)])
+def test_what_it_needs_is_still_unavailable(command):
+    way = WAYS[command]
+    policy = subprocess.run(["apt-cache", "policy", way.package], capture_output=True, text=True).stdout
+    candidate = re.search(r"Candidate: (\S+)", policy)
+    assert candidate is None or candidate.group(1) == "(none)", (
+        f"{way.package} is now installable ({candidate.group(1)}): run `{command}` instead of declaring it "
+        f"unavailable ({way.why})"
+    )
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory) -> Path:
+    """A copy of the checkout's files (tracked and new, not ignored; times kept, so make sees set-up done) and of
+    its ns-2 build, this checkout's .venv linked in, and the README's sweep as my_sweep.yaml."""
+    if subprocess.run(["make", "-q", "venv"], cwd=REPO).returncode != 0:  # else make there would pip install -e it
+        pytest.fail("the virtualenv is older than requirements.txt or pyproject.toml: run `make setup` first")
+    root = tmp_path_factory.mktemp("readme") / "checkout"
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO,
+                            capture_output=True, check=True).stdout.decode().split("\0")  # fmt: skip
+    for name in filter(None, listed):
+        source = REPO / name
+        if source.is_file():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, root / name, follow_symlinks=False)
+    (root / ".venv").symlink_to(REPO / ".venv")
+    shutil.copytree(REPO / "build" / "ns2", root / "build" / "ns2")  # copied: a workflow there may touch it
+    (root / "my_sweep.yaml").write_text(yaml_block(README.read_text()))
+    return root
+
+
+def run_here(command: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(cwd)}  # the copy's packages, not the editable install's checkout
+    return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=TIMEOUT_S)  # fmt: skip
+
+
+RUNNABLE = [c for c, w in WAYS.items() if isinstance(w, Substituted)]
+
+
+@pytest.mark.parametrize("command", RUNNABLE)
+def test_the_command_runs(command, scratch):
+    way = WAYS[command]
+    image = os.environ.get(IMAGE_ENV)
+    if "image" in way.needs and not image:
+        pytest.skip(f"needs the image of CI's container stage ({IMAGE_ENV})")
+    if "slurm" in way.needs and not os.environ.get(SLURM_ENV):
+        pytest.skip(f"needs the one-node Slurm of .ci/slurm, as root ({SLURM_ENV})")
+    what = (way.command or command).replace("{image}", shlex.quote(image or ""))
+    proc = run_here(what, scratch)
+    assert proc.returncode == 0, (
+        f"`{what}` (for the README's `{command}`; {way.why}) exited {proc.returncode}:\n"
+        f"{proc.stdout[-1500:]}\n{proc.stderr[-3000:]}"
+    )
+
+
+def test_the_container_names_a_target_swallowed_by_config_in_one_line(scratch):
+    image = os.environ.get(IMAGE_ENV)
+    if not image:
+        pytest.skip(f"needs the image of CI's container stage ({IMAGE_ENV})")
+    swallowed = f"mkdir -p out && {PODMAN} --rm -v \"$PWD/out:/out\" {shlex.quote(image)} " \
+                "--config experiment_files=configs/koo_aqm.yaml reproduce-all"  # fmt: skip
+    proc = run_here(swallowed, scratch)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines() == [proc.stderr.strip()]  # one line
+    assert "'reproduce-all' after --config is not a name=value pair" in proc.stderr
