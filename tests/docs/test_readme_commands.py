@@ -188,6 +188,11 @@ def command_lines(markdown: str) -> list[str]:
     return commands
 
 
+def short(command: str) -> str:
+    """A test id: the command without quotes, cut at 70 characters."""
+    return re.sub(r"[\"']", "", command)[:70]
+
+
 def yaml_block(markdown: str) -> str:
     """The README's one YAML block: the sweep of "Add a sweep"."""
     (block,) = re.findall(r"^```yaml\n(.*?)^```", markdown, flags=re.M | re.S)
@@ -207,13 +212,13 @@ def test_every_readme_command_has_a_way_to_run_and_every_way_a_command():
     assert not stale, f"WAYS entries the README no longer prints (remove them): {stale}"
 
 
-@pytest.mark.parametrize("command", [c for c, w in WAYS.items() if isinstance(w, InCi)])
+@pytest.mark.parametrize("command", [c for c, w in WAYS.items() if isinstance(w, InCi)], ids=short)
 def test_a_ci_stage_runs_it(command):
     way = WAYS[command]
     assert way.text in (REPO / way.stage_file).read_text(), f"{way.stage_file} no longer runs `{way.text}`"
 
 
-@pytest.mark.parametrize("command", [c for c, w in WAYS.items() if isinstance(w, Unavailable)])
+@pytest.mark.parametrize("command", [c for c, w in WAYS.items() if isinstance(w, Unavailable)], ids=short)
 def test_what_it_needs_is_still_unavailable(command):
     way = WAYS[command]
     policy = subprocess.run(["apt-cache", "policy", way.package], capture_output=True, text=True).stdout
@@ -253,7 +258,7 @@ def run_here(command: str, cwd: Path) -> subprocess.CompletedProcess:
 RUNNABLE = [c for c, w in WAYS.items() if isinstance(w, Substituted)]
 
 
-@pytest.mark.parametrize("command", RUNNABLE)
+@pytest.mark.parametrize("command", RUNNABLE, ids=short)
 def test_the_command_runs(command, scratch):
     way = WAYS[command]
     image = os.environ.get(IMAGE_ENV)
