@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from experiments import config, matrix, metric_registry, readings, references
+from experiments import config, matrix, metric_registry, readings, references, workflow
 
 EXIT_BAD_CONFIG = 2
 
@@ -25,11 +25,20 @@ def _load_runs(path: str, ns_binary: Path) -> tuple[dict, list[matrix.Expansion]
     return doc, baseline
 
 
+def _count_runs(path: str, cfg: dict) -> int:
+    """The baseline runs of the file under the default profile's settings, or the paper profile's."""
+    doc = workflow.load(path, workflow.Settings.from_config({**cfg, "experiment_files": [path]}))
+    return sum(len(matrix.Expansion(doc, path, name)) for name in doc["experiments"])
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     for path in args.files:
-        doc, runs = _load_runs(path, args.ns)
-        count = sum(map(len, runs))
-        print(f"{path}: ok ({len(doc['experiments'])} experiments, {count} runs, {len(doc['claims'])} claims)")
+        doc, _ = _load_runs(path, args.ns)
+        count = {profile: _count_runs(path, {"replications": profile}) for profile in workflow.REPLICATIONS}
+        runs = f"{count['file']} runs" + (
+            "" if count["paper"] == count["file"] else f", {count['paper']} on the paper profile"
+        )
+        print(f"{path}: ok ({len(doc['experiments'])} experiments, {runs}, {len(doc['claims'])} claims)")
     return 0
 
 

@@ -158,6 +158,31 @@ def axes_of(experiment: dict) -> dict[str, dict]:
     return axes
 
 
+# Subsets of an axis' levels that a profile runs instead of all of them (experiments.workflow.load): the default
+# profile its default_levels (the paper profile every level), the smoke profile its smoke_levels.
+SUBSET_KEYS = ("default_levels", "smoke_levels")
+
+
+def check_level_subsets(axis: dict, where: str, path: str) -> None:
+    """Each subset names levels of the axis; smoke_levels lie within default_levels, as the smoke profile cuts the
+    default profile's grid further."""
+    labels = [str(label) for label in level_labels(axis)]
+    for key in SUBSET_KEYS:
+        unknown = [str(x) for x in axis.get(key, []) if str(x) not in labels]
+        if unknown:
+            raise ConfigError(
+                f"{path}: {where}.{key}: no level {', '.join(unknown)}; allowed: the axis' levels ({', '.join(labels)})"
+            )
+    if "default_levels" in axis:
+        within = [str(x) for x in axis["default_levels"]]
+        outside = [str(x) for x in axis.get("smoke_levels", []) if str(x) not in within]
+        if outside:
+            raise ConfigError(
+                f"{path}: {where}.smoke_levels: level {', '.join(outside)} is not in default_levels; allowed: "
+                f"levels of default_levels ({', '.join(within)})"
+            )
+
+
 def level_labels(axis: dict) -> list:
     levels = axis["levels"]
     return list(levels) if isinstance(levels, dict) else list(levels)
@@ -359,21 +384,16 @@ def _check_experiment(name: str, exp: dict, path: Path, queues: dict | None = No
                 f"{path}: {base}.matrix.zip[{group_index}]: zipped axes need equally many levels ({detail})"
             )
     for group_index, group in enumerate(exp.get("matrix", {}).get("zip", [])):
-        declaring = [axis for axis, spec in group.items() if "smoke_levels" in spec]
-        if len(declaring) > 1:
-            raise ConfigError(
-                f"{path}: {base}.matrix.zip[{group_index}]: smoke_levels on {', '.join(declaring)}; allowed: on at "
-                "most one axis of a zip group (the group advances together)"
-            )
+        for key in SUBSET_KEYS:
+            declaring = [axis for axis, spec in group.items() if key in spec]
+            if len(declaring) > 1:
+                raise ConfigError(
+                    f"{path}: {base}.matrix.zip[{group_index}]: {key} on {', '.join(declaring)}; allowed: on at "
+                    "most one axis of a zip group (the group advances together)"
+                )
     for axis_name, axis in axes_of(exp).items():
         where = f"{base}.matrix.{axis_name}"
-        labels = [str(label) for label in level_labels(axis)]
-        unknown = [str(x) for x in axis.get("smoke_levels", []) if str(x) not in labels]
-        if unknown:
-            raise ConfigError(
-                f"{path}: {where}.smoke_levels: no level {', '.join(unknown)}; allowed: the axis' levels "
-                f"({', '.join(labels)})"
-            )
+        check_level_subsets(axis, where, path)
         if axis_name in seen:
             raise ConfigError(f"{path}: {where}: axis name used twice in one experiment")
         seen.add(axis_name)

@@ -61,6 +61,7 @@ def check(doc: dict, path: str | Path, ns_binary: Path | None) -> None:
             check_metric(claim["per"], claim.get("scope", "all"), scenario, exp, f"{where}.per", path)
         for metric, narrow in note_placeholders(claim.get("note", "")):
             check_placeholder(metric, narrow, claim, exp, f"{where}.note: {{{{{metric}}}}}", path)
+        check_claim_default_levels(claim, exp, where, path)
     check_measure_alternatives(doc, path)
     check_path_alternatives(doc, path)
     for section in ("figures", "tables"):
@@ -292,12 +293,44 @@ def _check_levels(artifact: dict, axes: dict, exp_name: str, where: str, path: P
     named = [artifact[key] for key in ("hue", "columns", "panels") if key in artifact]
     candidates = named or list(axes)
     for index, level in enumerate(artifact.get("levels", [])):
-        if not any(str(level) in map(str, level_labels(axes[axis])) for axis in candidates):
+        owners = [axis for axis in candidates if str(level) in map(str, level_labels(axes[axis]))]
+        if not owners:
             allowed = "; ".join(f"{axis}: {', '.join(map(str, level_labels(axes[axis])))}" for axis in candidates)
             owner = f"the {'/'.join(named)} axis" if named else f"any axis of {exp_name}"
             raise ConfigError(
                 f"{path}: {where}.levels[{index}]: '{level}' is not a level of {owner}; levels: {allowed or 'none'}"
             )
+        _require_default_run([level], axes[owners[0]], owners[0], f"{where}.levels[{index}]", path)
+
+
+# The keys of a claim that name levels of its `axis` (experiments.claims).
+CLAIM_LEVEL_KEYS = ("level", "than", "among", "nearest", "baseline")
+
+
+def check_claim_default_levels(claim: dict, experiment: dict, where: str, path: Path) -> None:
+    """A claim judged on levels the default profile does not run would be `missing` there by construction: each
+    level it names, and at least one of each `where` list, must lie within its axis' default_levels."""
+    axes = axes_of(experiment)
+    for axis, fixed in claim.get("where", {}).items():
+        if axis in axes:
+            _require_default_run(fixed if isinstance(fixed, list) else [fixed], axes[axis], axis,
+                                 f"{where}.where.{axis}", path, any_of=isinstance(fixed, list))  # fmt: skip
+    if claim.get("axis") in axes:
+        for key in [k for k in CLAIM_LEVEL_KEYS if k in claim]:
+            named = claim[key] if isinstance(claim[key], list) else [claim[key]]
+            _require_default_run(named, axes[claim["axis"]], claim["axis"], f"{where}.{key}", path)
+
+
+def _require_default_run(levels: list, spec: dict, axis: str, where: str, path: Path, any_of: bool = False) -> None:
+    if "default_levels" not in spec:
+        return
+    runs = [str(x) for x in spec["default_levels"]]
+    outside = [str(x) for x in levels if str(x) not in runs]
+    if outside and (not any_of or len(outside) == len(levels)):
+        raise ConfigError(
+            f"{path}: {where}: {', '.join(outside)} not among {axis}'s default_levels, so the default profile never "
+            f"runs {'them' if len(outside) > 1 else 'it'}; allowed: {', '.join(runs)}"
+        )
 
 
 def _check_function(artifact: dict, paper: str, where: str, path: Path) -> None:

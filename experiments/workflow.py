@@ -14,8 +14,9 @@ Settings come from Snakemake's config (set by a profile or --config):
   profile_name      shown in the report (default: default)
   parse             false: leave runs unparsed (default true); only for measuring the
                     orchestration overhead against a plain loop of ns runs (bench/)
-  replications      `file` (default): each experiment's seeds.count; `paper`: its seeds.paper,
-                    the count the paper ran, where the file gives one (profiles/paper)
+  replications      `file` (default): each experiment's seeds.count, and of an axis that names
+                    default_levels only those levels; `paper`: its seeds.paper, the count the
+                    paper ran, where the file gives one, and every level (profiles/paper)
 """
 
 from __future__ import annotations
@@ -98,10 +99,13 @@ def load(path: str, settings: Settings, ns_binary: Path | None = None, check: bo
     if settings.replications == "paper":
         for exp in doc["experiments"].values():
             exp["seeds"]["count"] = exp["seeds"].get("paper", exp["seeds"]["count"])
+    else:
+        for exp in doc["experiments"].values():
+            subset_matrix(exp["matrix"], "default_levels")
     if settings.smoke:
         factors = {}
         for name, exp in doc["experiments"].items():
-            smoke_matrix(exp["matrix"])
+            subset_matrix(exp["matrix"], "smoke_levels")
             exp["seeds"]["count"] = 1
             factors[name] = factor = min(1.0, settings.smoke_duration / exp["duration"])
             exp["duration"] = min(exp["duration"], settings.smoke_duration)
@@ -114,20 +118,21 @@ def load(path: str, settings: Settings, ns_binary: Path | None = None, check: bo
     return doc
 
 
-def smoke_matrix(matrix: dict) -> None:
-    """Keeps only the smoke_levels of the axes that name them (a zip group at the same positions)."""
+def subset_matrix(matrix: dict, key: str) -> None:
+    """Keeps only the levels that the axes naming `key` (default_levels or smoke_levels) list, a zip group at the
+    same positions."""
     for axis in matrix["product"].values():
-        if "smoke_levels" in axis:
-            axis["levels"] = _levels_at(axis, _smoke_positions(axis))
+        if key in axis:
+            axis["levels"] = _levels_at(axis, _positions(axis, key))
     for group in matrix["zip"]:
-        for spec in [s for s in group.values() if "smoke_levels" in s]:
-            positions = _smoke_positions(spec)
+        for spec in [s for s in group.values() if key in s]:
+            positions = _positions(spec, key)
             for axis in group.values():
                 axis["levels"] = _levels_at(axis, positions)
 
 
-def _smoke_positions(axis: dict) -> list[int]:
-    wanted = {str(label) for label in axis["smoke_levels"]}
+def _positions(axis: dict, key: str) -> list[int]:
+    wanted = {str(label) for label in axis[key]}
     return [i for i, label in enumerate(config_mod.level_labels(axis)) if str(label) in wanted]
 
 

@@ -108,6 +108,28 @@ def test_the_smoke_profile_runs_only_an_axis_s_smoke_levels_and_a_zip_group_at_t
     assert len(matrix.expand(full, path)) == 4 * 3
 
 
+def test_the_default_profile_runs_an_axis_s_default_levels_the_paper_profile_all_and_the_smoke_profile_fewer(tmp_path):
+    from experiments import matrix
+
+    path = _with_axes(
+        tmp_path,
+        {"flows_n": {"path": "flows.tcp.count", "levels": [1, 2, 3, 4, 5], "default_levels": [1, 3, 5],
+                     "smoke_levels": [5]}},
+        [{"delay": {"path": "topology.core_link.delay", "levels": {"short": "5ms", "mid": "10ms", "long": "20ms"},
+                    "default_levels": ["long", "short"]},
+          "buffer": {"path": "queues.RED.knobs.limit_", "levels": [20, 40, 80]}}],
+    )  # fmt: skip
+
+    def cells(cfg: dict) -> set:
+        doc = load(path, Settings.from_config(cfg))
+        return {(r.labels["flows_n"], r.labels["delay"], r.labels["buffer"]) for r in matrix.expand(doc, path)}
+
+    pairs = {("short", 20), ("mid", 40), ("long", 80)}
+    assert cells({}) == {(n, d, b) for n in (1, 3, 5) for d, b in pairs - {("mid", 40)}}
+    assert cells({"replications": "paper"}) == {(n, d, b) for n in (1, 2, 3, 4, 5) for d, b in pairs}
+    assert cells({"smoke": True}) == {(5, d, b) for d, b in pairs - {("mid", 40)}}
+
+
 @pytest.mark.parametrize(
     "product, zipped, message",
     [
