@@ -1,4 +1,5 @@
-"""Every command line of README.md's shell blocks runs, as printed or through the substitution stated here.
+"""Every command line of README.md's shell blocks, and every command a reader would copy from docs/*.md (inline
+code that starts like one), runs as printed or through the substitution stated here.
 
 A reader copies commands from the README; each must work as printed. WAYS maps every command line (continuation
 lines joined, the trailing comment cut) to how it is run:
@@ -7,10 +8,12 @@ lines joined, the trailing comment cut) to how it is run:
 - Substituted: a stated replacement run there instead: a dry run where the command is hours long, the smallest
   options of a benchmark, podman with .ci/container's flags for docker, the image CI built for `ns2-repro`;
 - InCi: a stage of .ci/run runs it; asserted here by the stage's file holding the command;
+- Fragment (docs only): a flag or template named in prose, not a line to copy;
 - Unavailable: it needs a package Debian 12's archive lacks; asserted with apt-cache, so that the day the package
   is there this test fails and asks for a real run.
 
-A command line without an entry fails the test, and so does an entry the README no longer prints. Commands that
+A command line without an entry (WAYS for the README, DOC_WAYS for docs/) fails the test, and so does an entry
+no longer printed. Commands that
 need the image of CI's container stage or a one-node Slurm run where .ci/run says both are there
 (NS2REPRO_CONTAINER_IMAGE, NS2REPRO_SLURM_READY) and are skipped elsewhere.
 """
@@ -52,6 +55,11 @@ class InCi:
 class Unavailable:
     package: str
     why: str
+
+
+@dataclass(frozen=True)
+class Fragment:
+    why: str  # a flag or template named in prose, not a line to copy
 
 
 AS_PRINTED = Substituted("", "as printed")
@@ -154,6 +162,64 @@ WAYS: dict[str, Substituted | InCi | Unavailable] = {
 }  # fmt: skip
 
 
+BENCH = "its smallest options"
+DOC_WAYS: dict[str, Substituted | Fragment] = {
+    # docs/PERFORMANCE.md
+    ".venv/bin/python bench/ns2_speed.py --repeats 3 --baseline /tmp/exp/o2base/ns --variant o2-pgo=/tmp/exp/o2-pgo/ns "
+    "--variant o3=/tmp/exp/o3/ns": Substituted(
+        ".venv/bin/python bench/ns2_speed.py --repeats 1 --no-callgrind",
+        f"{BENCH}, without the variant builds the section says how to make by hand"),
+    ".venv/bin/python bench/parser_vs_awk.py --repeats 5 --markdown docs/PERFORMANCE.md": Substituted(
+        ".venv/bin/python bench/parser_vs_awk.py --repeats 1 --markdown docs/PERFORMANCE.md", BENCH),
+    ".venv/bin/python bench/snakemake_batching.py --runs 200 --rounds 2 --markdown docs/PERFORMANCE.md": Substituted(
+        ".venv/bin/python bench/snakemake_batching.py --runs 4 --rounds 1 --markdown docs/PERFORMANCE.md", BENCH),
+    ".venv/bin/python bench/http_connections.py --repeats 5 --flows 100 --duration 100 --micro-count 2000 "
+    "--markdown docs/PERFORMANCE.md": Substituted(
+        ".venv/bin/python bench/http_connections.py --repeats 1 --flows 10 --duration 10 --micro-count 100 "
+        "--markdown docs/PERFORMANCE.md", BENCH),
+    ".venv/bin/python bench/run_disk.py --max-duration 40 --markdown docs/PERFORMANCE.md": Substituted(
+        ".venv/bin/python bench/run_disk.py --max-duration 5 --markdown docs/PERFORMANCE.md", BENCH),
+    ".venv/bin/python bench/plan_scale.py --sizes 33,100,333 --seeds 100 --markdown docs/PERFORMANCE.md": Substituted(
+        ".venv/bin/python bench/plan_scale.py --sizes 10 --seeds 3 --markdown docs/PERFORMANCE.md", BENCH),
+    "snakemake -n": Fragment("Snakemake's dry-run flag, named in prose"),
+    "/usr/bin/time -v": Fragment("the timing tool, named in prose"),
+    "git clone . /tmp/full && cd /tmp/full && make setup ns2 && /usr/bin/time -v .venv/bin/snakemake reproduce-all":
+        Substituted("git clone -q {repo} full && cd full && ln -s {repo}/.venv .venv && .venv/bin/python "
+                    "ns2-patches/ns2_build.py --out build/ns2 && /usr/bin/time -v .venv/bin/snakemake reproduce-all "
+                    f"--dry-run {ONE_PAPER}",
+                    "a clone of this checkout's commit, its .venv linked (make setup there would pip install -e the "
+                    f"clone into it), ns-2 by the script make ns2 runs; {DRY_ONE}"),
+    "time .venv/bin/snakemake reproduce-all --config experiment_files=configs/bqm.yaml results=/tmp/bqm-results":
+        Substituted("time .venv/bin/snakemake reproduce-all --config experiment_files=configs/bqm.yaml "
+                    "results=/tmp/bqm-results --dry-run", DRY),
+    "time nice .venv/bin/snakemake reproduce-all --cores 2 --config experiment_files=configs/psand.yaml "
+    "results=/tmp/psand-results": Substituted(
+        "time nice .venv/bin/snakemake reproduce-all --cores 2 --config experiment_files=configs/psand.yaml "
+        "results=/tmp/psand-results --dry-run", DRY),
+    "/usr/bin/time -v .venv/bin/snakemake reproduce-all --config experiment_files=configs/psand.yaml "
+    "results=/tmp/psand-results": Substituted(
+        "/usr/bin/time -v .venv/bin/snakemake reproduce-all --config experiment_files=configs/psand.yaml "
+        "results=/tmp/psand-results --dry-run", DRY),
+    "/usr/bin/time -v .venv/bin/snakemake reproduce-all --config experiment_files=configs/psand.yaml "
+    "results=/tmp/psand-full": Substituted(
+        "/usr/bin/time -v .venv/bin/snakemake reproduce-all --config experiment_files=configs/psand.yaml "
+        "results=/tmp/psand-full --dry-run", DRY),
+    # docs/VALIDATION.md
+    ".venv/bin/python tests/ns2/suites.py --ours build/ns2/ns --reference /usr/bin/ns --markdown docs/VALIDATION.md "
+    "--all": Substituted(
+        ".venv/bin/python tests/ns2/suites.py --ours build/ns2/ns --reference /usr/bin/ns --markdown "
+        "docs/VALIDATION.md --suite simple", "one suite: make test runs all 105 (tests/ns2/test_validation_suites.py)"),
+    "NS=<binary> ./test-all-<suite> quiet": Substituted(
+        ".venv/bin/python tests/ns2/suites.py --suite simple --work build/validation > /dev/null && "
+        "cd build/validation/ours/ns-2.35/tcl/test && PATH=$PWD/../../../shim:$PATH NS=$OLDPWD/build/ns2/ns "
+        "./test-all-simple quiet",
+        "<binary> our build, <suite> simple, in the tree suites.py prepares (its sleep shim first on PATH)"),
+    ".venv/bin/python tests/ns2/mutants.py --markdown docs/VALIDATION.md": WAYS[
+        ".venv/bin/python tests/ns2/mutants.py --markdown docs/VALIDATION.md"],
+}  # fmt: skip
+DOCS = sorted((REPO / "docs").glob("*.md"))
+
+
 def without_comment(line: str) -> str:
     """The line up to a `#` that starts a shell comment (after a blank, outside quotes)."""
     quote = None
@@ -193,6 +259,26 @@ def short(command: str) -> str:
     return re.sub(r"[\"']", "", command)[:70]
 
 
+# Inline code in docs/*.md that a reader would copy: spans starting like a command line.
+COMMAND_START = (
+    ".venv/bin/",
+    "make ",
+    "time .venv/",
+    "time nice ",
+    "/usr/bin/time ",
+    "git clone",
+    ".ci/",
+    "snakemake ",
+    "NS=",
+)
+
+
+def doc_spans(markdown: str) -> list[str]:
+    """Inline code spans (a span may wrap over lines) that start like a command line, whitespace collapsed."""
+    spans = (" ".join(m.split()) for m in re.findall(r"(?<!`)`([^`]+)`(?!`)", markdown))
+    return [s for s in spans if s.startswith(COMMAND_START)]
+
+
 def yaml_block(markdown: str) -> str:
     """The README's one YAML block: the sweep of "Add a sweep"."""
     (block,) = re.findall(r"^```yaml\n(.*?)^```", markdown, flags=re.M | re.S)
@@ -210,6 +296,14 @@ def test_every_readme_command_has_a_way_to_run_and_every_way_a_command():
     stale = [c for c in WAYS if c not in printed]
     assert not missing, f"README commands with no entry in WAYS (add one): {missing}"
     assert not stale, f"WAYS entries the README no longer prints (remove them): {stale}"
+
+
+def test_every_docs_command_has_a_way_to_run_and_every_way_a_command():
+    printed = [c for doc in DOCS for c in doc_spans(doc.read_text())]
+    missing = sorted({c for c in printed if c not in DOC_WAYS})
+    stale = [c for c in DOC_WAYS if c not in printed]
+    assert not missing, f"docs/*.md commands with no entry in DOC_WAYS (add one): {missing}"
+    assert not stale, f"DOC_WAYS entries docs/*.md no longer print (remove them): {stale}"
 
 
 @pytest.mark.parametrize("command", [c for c, w in WAYS.items() if isinstance(w, InCi)], ids=short)
@@ -255,18 +349,22 @@ def run_here(command: str, cwd: Path) -> subprocess.CompletedProcess:
                           timeout=TIMEOUT_S)  # fmt: skip
 
 
-RUNNABLE = [c for c, w in WAYS.items() if isinstance(w, Substituted)]
+ALL_WAYS = {**WAYS, **DOC_WAYS}
+# One test per command actually run: README and docs lines with the same substitution share it.
+RUNNABLE = list({w.command or c: c for c, w in reversed(ALL_WAYS.items()) if isinstance(w, Substituted)}.values())
 
 
 @pytest.mark.parametrize("command", RUNNABLE, ids=short)
 def test_the_command_runs(command, scratch):
-    way = WAYS[command]
+    way = ALL_WAYS[command]
     image = os.environ.get(IMAGE_ENV)
     if "image" in way.needs and not image:
         pytest.skip(f"needs the image of CI's container stage ({IMAGE_ENV})")
     if "slurm" in way.needs and not os.environ.get(SLURM_ENV):
         pytest.skip(f"needs the one-node Slurm of .ci/slurm, as root ({SLURM_ENV})")
-    what = (way.command or command).replace("{image}", shlex.quote(image or ""))
+    what = (
+        (way.command or command).replace("{image}", shlex.quote(image or "")).replace("{repo}", shlex.quote(str(REPO)))
+    )
     proc = run_here(what, scratch)
     assert proc.returncode == 0, (
         f"`{what}` (for the README's `{command}`; {way.why}) exited {proc.returncode}:\n"
