@@ -204,6 +204,10 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
     "results=/tmp/psand-full": Substituted(
         "/usr/bin/time -v .venv/bin/snakemake reproduce-all --config experiment_files=configs/psand.yaml "
         "results=/tmp/psand-full --dry-run", DRY),
+    "/usr/bin/time -v .venv/bin/snakemake reproduce-all --config experiment_files=configs/psand.yaml "
+    "results=/tmp/psand-t": Substituted(
+        "/usr/bin/time -v .venv/bin/snakemake reproduce-all --config experiment_files=configs/psand.yaml "
+        "results=/tmp/psand-t --dry-run", DRY),
     # docs/VALIDATION.md
     ".venv/bin/python tests/ns2/suites.py --ours build/ns2/ns --reference /usr/bin/ns --markdown docs/VALIDATION.md "
     "--all": Substituted(
