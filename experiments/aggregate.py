@@ -33,8 +33,9 @@ from experiments.metrics import run_metrics
 from experiments.runkey import files_digest
 from experiments.simulate import hms
 
-METRICS_CODE = ("metrics.py", "curves.py")  # what run_metrics computes with; a change invalidates the cache
-ANALYSIS_FOR_METRICS = ("queue_thresholds", "queue_ranges", "settle")
+# What run_metrics computes with; a change invalidates the cache.
+METRICS_CODE = ("metrics.py", "curves.py", "fec_blocks.py")
+ANALYSIS_FOR_METRICS = ("queue_thresholds", "queue_ranges", "settle", "fec_blocks")
 
 
 def metrics_code_digest() -> str:
@@ -71,6 +72,7 @@ def cached_run_metrics(directory: Path, warmup: float, analysis: dict, keep_seri
         queue_thresholds=analysis.get("queue_thresholds", ()),
         queue_ranges=analysis.get("queue_ranges", ()),
         settle=analysis.get("settle", ()),
+        fec_blocks=analysis.get("fec_blocks", ()),
     )
     run_m, run_s = _normalised(run_m), _normalised(run_s if keep_series else run_s.iloc[:0])
     for table, path in zip((run_m, run_s), paths, strict=False):

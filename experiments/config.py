@@ -265,7 +265,9 @@ def check_wireless(scenario: dict, where: str, path: Path) -> None:
                 "allowed: endpoints ([source, sink] node numbers, -1 the last, or random)"
             )
         if group["kind"] == "http":
-            raise ConfigError(f"{path}: {at}.kind: http flows need wired edge links; allowed: ftp, pareto, cbr")
+            raise ConfigError(
+                f"{path}: {at}.kind: http flows need wired edge links; allowed: ftp, pareto, cbr, exponential"
+            )
         ends = group["endpoints"]
         if ends != "random":
             resolved = [end % nodes if end == -1 else end for end in ends]
@@ -327,7 +329,7 @@ def check_flow_group(group: dict, at: str, path: Path) -> None:
     if "stop" in group:
         if group["kind"] == "http":
             raise ConfigError(
-                f"{path}: {at}.stop: http flows run until the run ends; allowed: stop on ftp, pareto, cbr"
+                f"{path}: {at}.stop: http flows run until the run ends; allowed: stop on ftp, pareto, cbr, exponential"
             )
         if group["stop"] <= last_start(start, group.get("count", 1)):
             raise ConfigError(
@@ -705,7 +707,7 @@ def unshared(node: Any) -> Any:
 
 
 # The experiment fields that change what the aggregate stage computes from the same runs (not the runs).
-ANALYSIS_KEYS = ("queue_thresholds", "queue_ranges", "settle", "series")
+ANALYSIS_KEYS = ("queue_thresholds", "queue_ranges", "settle", "fec_blocks", "series")
 
 
 def analysis_settings(experiment: dict) -> dict:

@@ -26,7 +26,12 @@ from experiments.readings import BASELINE, QUEUES, Reading, reading_axes
 from experiments.runkey import KEY_LENGTH, canonical_json
 
 PARAMS_SCHEMA = "ns2-repro/run-params/2"
-DEFAULT_APPS = {"ftp": "Application/FTP", "pareto": "Application/Traffic/Pareto", "cbr": "Application/Traffic/CBR"}
+DEFAULT_APPS = {
+    "ftp": "Application/FTP",
+    "pareto": "Application/Traffic/Pareto",
+    "cbr": "Application/Traffic/CBR",
+    "exponential": "Application/Traffic/Exponential",
+}
 # The HTTP object model's defaults: the PISA/PIMC thesis' values (§3.1, §4.7).
 HTTP_DEFAULTS = {"mean_bytes": 10000, "shape": 1.2, "min_bytes": 1000, "max_bytes": 2000000, "bound": "resample",
                  "idle": 0.5}  # fmt: skip

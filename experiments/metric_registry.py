@@ -23,6 +23,7 @@ HTTP_FLOWS = "http_flows"  # a flow group of kind http: objects.tsv
 CORE_LOG = "core_log"  # monitors.core_log: core_bins.tsv, core_drops.tsv, core_delays.tsv
 WIRELESS = "wireless"  # topology kind wireless: drops.tr
 QUEUE_VARS = "queue_vars"  # monitors.queue_vars naming the variable: queue_vars.tsv
+LOSS_MONITOR = "loss_monitor"  # a flow group whose sink is an Agent/LossMonitor: sinks.tsv, sink_gaps.tsv
 NEEDS = {
     PACKET_TRACE: "the packet trace (`monitors.packet_trace` true, the default)",
     TCP_FLOWS: "TCP flows (a flow group of kind ftp: flows.tsv)",
@@ -30,6 +31,7 @@ NEEDS = {
     CORE_LOG: "`monitors.core_log`",
     WIRELESS: "a wireless topology (drops.tr)",
     QUEUE_VARS: "`monitors.queue_vars` naming the variable",
+    LOSS_MONITOR: "a UDP flow group whose sink is an Agent/LossMonitor (sinks.tsv, sink_gaps.tsv)",
 }
 # Causes of wireless_drops_<cause> (must equal metrics.WIRELESS_DROP_CAUSES; a test checks).
 WIRELESS_DROP_CAUSES = ("queue", "route", "mac", "arp", "other")
@@ -286,6 +288,30 @@ _OTHER_METRICS = [
            "packets of the first flow of each group", _CORE),
     Metric("core_delay_s_p90", (ALL, GROUP, FLOW), "s", "90th percentile of the same", _CORE),
     Metric("core_delay_s_p99", (ALL, GROUP, FLOW), "s", "99th percentile of the same", _CORE),
+    Metric("sink_loss_pct", (ALL, GROUP, FLOW), "%",
+           "packets a LossMonitor sink never received / packets sent, over the sequence numbers whose fate is known "
+           "from the sink's expected_ at the warm-up sample to its expected_ at the end", (LOSS_MONITOR,)),
+    Metric("sink_goodput_Bps", (ALL, GROUP, FLOW), "B/s",
+           "bytes the LossMonitor sinks received from the warm-up sample to the end / (duration - warmup), summed "
+           "over the scope's flows", (LOSS_MONITOR,)),
+    Metric("sink_loss_run_<k>_pct", (ALL, GROUP, FLOW), "%",
+           f"k = {LOSS_RUN_LENGTHS[0]}..{LOSS_RUN_LENGTHS[-1]}: the sinks' loss runs (gaps in the sequence numbers, "
+           "from the warm-up on) of length k / all of them x 100 (nan without a run)", (LOSS_MONITOR,),
+           rf"sink_loss_run_({'|'.join(map(str, LOSS_RUN_LENGTHS))})_pct"),
+    Metric("sink_loss_run_mean", (ALL, GROUP, FLOW), "packets", "mean length of the same runs (nan without a run)",
+           (LOSS_MONITOR,)),
+    Metric("fec_plrbc_<k>_<h>_pct", (ALL, GROUP, FLOW), "%",
+           "for each [k, h] of the experiment's fec_blocks, over the blocks of k + h sequence numbers whose fate is "
+           "known: lost packets / (blocks x (k + h)) x 100, the loss before correction (PLRBC, Alemu §5.3.2)",
+           (LOSS_MONITOR,), r"fec_plrbc_(\d+)_(\d+)_pct"),
+    Metric("fec_plr_<k>_<h>_pct", (ALL, GROUP, FLOW), "%",
+           "the same blocks after correction (PLR): the lost packets of the blocks with more than h losses / "
+           "(blocks x (k + h)) x 100", (LOSS_MONITOR,), r"fec_plr_(\d+)_(\d+)_pct"),
+    Metric("fec_plr_data_<k>_<h>_pct", (ALL, GROUP, FLOW), "%",
+           "the same counting only lost data packets (a block's first k) of the unrepaired blocks / (blocks x k) x "
+           "100: what the application misses", (LOSS_MONITOR,), r"fec_plr_data_(\d+)_(\d+)_pct"),
+    Metric("fec_blocks_<k>_<h>", (ALL, GROUP, FLOW), "blocks", "blocks counted by the three metrics above",
+           (LOSS_MONITOR,), r"fec_blocks_(\d+)_(\d+)"),
     Metric("wireless_drops_<cause>", (ALL,), "packets",
            "TCP data packets (drops.tr type tcp) the nodes dropped within [warmup, duration], by cause: queue (an "
            "interface queue full: layer IFQ, reason ---), route (the routing agent: no route, a link-layer failure "

@@ -157,6 +157,25 @@ Series, scope `all` and each group, one row per bin over the whole run [0, durat
 included, 0 in bins without events (t = bin start): core_drops_per_s (drops in the bin /
 interval) and core_utilization (bytes departed x 8 / (bandwidth x interval)).
 
+UDP flows whose sink is an Agent/LossMonitor (sinks.tsv: its counters at flows.tsv's ticks;
+sink_gaps.tsv: each gap in the received sequence numbers), per flow, per flow group and
+`all` (pooled). A packet's fate is known from the sequence number the sink expected at the
+last sample at or before warmup (begin) up to the one it expected at the end (end_seq):
+  sink_loss_pct          sequence numbers in [begin, end_seq) never received / all of them x 100
+  sink_goodput_Bps       bytes received from the warm-up sample to the end / (duration - warmup)
+                         (summed over the scope's flows)
+  sink_loss_run_<k>_pct  k = 1..10: loss runs (gaps) of length k / all of them x 100, the runs
+                         whose first lost packet is at or after begin; sink_loss_run_mean their
+                         mean length (nan without runs)
+With the experiment's fec_blocks ([k, h] pairs; experiments/fec_blocks.py), over the blocks of
+n = k + h sequence numbers (block j: [j n, (j + 1) n)) that lie in [begin, end_seq):
+  fec_plrbc_<k>_<h>_pct  lost packets / (blocks x n) x 100, before correction
+  fec_plr_<k>_<h>_pct    lost packets of the blocks with more than h losses / (blocks x n) x 100
+  fec_plr_data_<k>_<h>_pct  lost data packets (a block's first k) of those blocks / (blocks x k) x 100
+  fec_blocks_<k>_<h>     blocks counted
+Which packets are redundancy changes nothing in the network, so any (k, h) can be counted from
+one run; it measures FEC only where the source's rate includes that redundancy (Eq. 5.1).
+
 Wireless runs (topology kind wireless: drops.tr, the nodes' CMU drop lines), scope `all`, over the TCP
 data packets (type tcp) dropped within [warmup, duration]:
   wireless_drops_<cause>    cause queue (an interface queue full: layer IFQ, reason ---), route (the
@@ -182,6 +201,7 @@ import numpy as np
 import pandas as pd
 
 from experiments import curves
+from experiments.fec_blocks import Blocks, blocks, fec_values, lost_seqnos
 
 INTERVAL_S = 1.0
 CORE_VAR_WINDOWS_S = (100, 500, 1000)  # window lengths of core_drops_per_s_var@<a>-<b>
@@ -827,6 +847,56 @@ _PER_OBJECT = {
 }
 
 
+def _sink_window(sinks: pd.DataFrame, warmup: float) -> pd.DataFrame:
+    """Per fid: begin (expected at the last sample at or before warmup), end_seq (expected at the last sample) and
+    the bytes received between the two samples."""
+    ordered = sinks.sort_values(["fid", "time"], kind="stable")
+    start = ordered[ordered["time"] <= warmup + 1e-9].groupby("fid").last()
+    last = ordered.groupby("fid").last()
+    return pd.DataFrame({"begin": start["expected"], "end_seq": last["expected"],
+                         "bytes": last["bytes"] - start["bytes"]}).dropna().astype("int64")  # fmt: skip
+
+
+def sink_values(flows: pd.DataFrame, gaps: pd.DataFrame, seconds: float, blocks_of: Sequence) -> dict[str, float]:
+    """The sink metrics of one scope: `flows` its rows of _sink_window, `gaps` its rows of sink_gaps."""
+    lost, runs, by_block = 0, [], {(k, h): [] for k, h in blocks_of}
+    for fid, window in flows.iterrows():
+        seqnos = lost_seqnos(gaps[gaps["fid"] == fid].sort_values("first", kind="stable"))
+        lost += int(((seqnos >= window["begin"]) & (seqnos < window["end_seq"])).sum())
+        runs.append(gaps.loc[(gaps["fid"] == fid) & (gaps["first"] >= window["begin"]), "count"])
+        for k, h in blocks_of:
+            by_block[(k, h)].append(blocks(seqnos, window["begin"], window["end_seq"], k, h))
+    sent = int((flows["end_seq"] - flows["begin"]).sum())
+    lengths = pd.concat(runs) if runs else pd.Series(dtype="int64")
+    shares = lengths.value_counts(normalize=True) * 100
+    values = {
+        "sink_loss_pct": lost / sent * 100 if sent else math.nan,
+        "sink_goodput_Bps": flows["bytes"].sum() / seconds,
+        **{f"sink_loss_run_{k}_pct": float(shares.get(k, 0.0)) if len(lengths) else math.nan for k in LOSS_RUN_LENGTHS},
+        "sink_loss_run_mean": float(lengths.mean()) if len(lengths) else math.nan,
+    }
+    for (k, h), parts in by_block.items():
+        fec = fec_values(Blocks.concat(parts), k, h)
+        values |= {f"fec_{name}_{k}_{h}_pct": fec[name] for name in ("plrbc", "plr", "plr_data")}
+        values[f"fec_blocks_{k}_{h}"] = fec["blocks"]
+    return values
+
+
+def sink_metrics(sinks: pd.DataFrame, gaps: pd.DataFrame, params: dict, warmup: float, end: float,
+                 blocks_of: Sequence = ()) -> list[dict]:  # fmt: skip
+    """The metrics of the LossMonitor sinks (see the module docstring): per flow, per group and all."""
+    windows = _sink_window(sinks, warmup)
+    if windows.empty:
+        return []
+    groups = flow_groups(params, windows.index)
+    scopes = group_scopes(windows.reset_index(), groups)
+    scopes += [(f"flow{fid}", windows.loc[[fid]].reset_index()) for fid in windows.index]
+    rows = []
+    for scope, part in scopes:
+        rows += _rows(scope, sink_values(part.set_index("fid"), gaps, end - warmup, blocks_of))
+    return rows
+
+
 def per_object_metrics(rows: list[dict]) -> list[dict]:
     """object_wire_bytes and core_drops_per_object per scope that has both of its metrics (objects > 0)."""
     values = pd.DataFrame(rows, columns=["scope", "metric", "value"]).pivot_table(
@@ -1018,13 +1088,14 @@ def run_metrics(
     queue_thresholds: Sequence[int] = (),
     queue_ranges: Sequence[Sequence[int]] = (),
     settle: Sequence[Sequence[float]] = (),
+    fec_blocks: Sequence[Sequence[int]] = (),
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The (metrics, series) tables of one run directory, without context columns.
 
     hops and journeys (from the packet trace), flows (from flows.tsv), objects and the core_log tables are used
     when the run has them; `queue_thresholds` (bytes) are the experiment's, for queue_above_<b>B_pct, and
     `queue_ranges` ([a, b] packets) for queue_pkts_in_<a>_<b>_pct, `settle` ([t0, level]) for
-    queue_ave_settle_<level>_s@<t0>.
+    queue_ave_settle_<level>_s@<t0>, `fec_blocks` ([k, h]) for the fec_<...>_<k>_<h> metrics of LossMonitor sinks.
     """
     params = json.loads((run_dir / "params.json").read_text())
     tables, end = run_dir / "tables", float(params["duration"])
@@ -1060,6 +1131,10 @@ def run_metrics(
     objects = _read(tables, "objects")  # all columns: tables of runs before ns2-patches/0008 have no `delivered`
     if objects is not None:
         rows += object_metrics(objects, flow_groups(params, objects["fid"].unique()), warmup, end)
+    sinks = _read(tables, "sinks", ["time", "fid", "bytes", "expected"])
+    if sinks is not None:
+        rows += sink_metrics(sinks, _read(tables, "sink_gaps", ["fid", "first", "count"]), params, warmup, end,
+                             fec_blocks)  # fmt: skip
     wireless_drops = _read(tables, "wireless_drops", ["time", "layer", "reason", "ptype"])
     if wireless_drops is not None:
         rows += wireless_drop_metrics(wireless_drops, warmup, end)

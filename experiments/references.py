@@ -40,6 +40,7 @@ FLOW_BASES = {
     "ftp": {"agent": "Agent/TCP", "sink": "Agent/TCPSink", "app": "Application/FTP"},
     "pareto": {"agent": "Agent/UDP", "sink": "Agent", "app": "Application/Traffic/Pareto"},
     "cbr": {"agent": "Agent/UDP", "sink": "Agent", "app": "Application/Traffic/CBR"},
+    "exponential": {"agent": "Agent/UDP", "sink": "Agent", "app": "Application/Traffic/Exponential"},
     "http": {"agent": "Agent/TCP", "sink": "Agent/TCPSink"},
 }
 _FLOW_KIND_OF_NEED = {registry.TCP_FLOWS: "ftp", registry.HTTP_FLOWS: "http"}
@@ -160,6 +161,8 @@ def check_metric(name: str, scope: str, scenario: dict, experiment: dict, where:
     if family == "queue_ave_settle_<level>_s@<t0>":
         _check_queue_var(name, "qvar_ave_mean", scenario, where, path)
         _check_settle(name, link_name, experiment.get("settle", []), where, path)
+    if family.startswith("fec_"):
+        _check_fec_block(name, experiment.get("fec_blocks", []), where, path)
     for need in metric.needs:
         _check_need(need, scope, scenario, f"{where}: {name}", path)
 
@@ -205,6 +208,20 @@ def _check_queue_range(name: str, link_name: str, ranges: list, where: str, path
         )
 
 
+def _check_fec_block(name: str, codes: list, where: str, path: Path) -> None:
+    k, h = map(int, re.fullmatch(r"fec_\D+_(\d+)_(\d+)(_pct)?", name).groups()[:2])
+    if [k, h] not in codes:
+        listed = ", ".join(f"[{a}, {b}]" for a, b in codes) or "none (no fec_blocks)"
+        raise ConfigError(
+            f"{path}: {where}: {name}: [{k}, {h}] is not in the experiment's fec_blocks; measured: {listed}"
+        )
+
+
+def _is_loss_monitor(group: dict) -> bool:
+    sink = group["sink"]["class"] if isinstance(group["sink"], dict) else group["sink"]
+    return sink == "Agent/LossMonitor" or sink.startswith("Agent/LossMonitor/")
+
+
 def _check_settle(name: str, link_name: str, settle: list, where: str, path: Path) -> None:
     level, t0 = map(float, re.fullmatch(r"queue_ave_settle_([\d.]+)_s@([\d.]+)", link_name).groups())
     if not any(float(a) == t0 and float(b) == level for a, b in settle):
@@ -233,6 +250,14 @@ def _check_need(need: str, scope: str, scenario: dict, what: str, path: Path) ->
         raise ConfigError(f"{path}: {what} needs {registry.NEEDS[need]}; the topology is {kind}")
     if need == registry.CORE_LOG and "core_log" not in monitors:
         raise ConfigError(f"{path}: {what} needs {registry.NEEDS[need]}; the scenario's monitors have no core_log")
+    if need == registry.LOSS_MONITOR:
+        groups = scenario["flows"]
+        if scope.startswith("group:"):
+            group = scope.removeprefix("group:")
+            if group in groups and not _is_loss_monitor(groups[group]):
+                raise ConfigError(f"{path}: {what} of {scope} needs its sink to be an Agent/LossMonitor")
+        elif not any(_is_loss_monitor(group) for group in groups.values()):
+            raise ConfigError(f"{path}: {what} needs {registry.NEEDS[need]}; no flow group's sink is one")
     if need in _FLOW_KIND_OF_NEED:
         kind, groups = _FLOW_KIND_OF_NEED[need], scenario["flows"]
         if scope.startswith("group:"):

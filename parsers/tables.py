@@ -111,6 +111,19 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("delay", pa.float64()),
         ]
     ),
+    # sinks.tsv (DESIGN.md section 5.6): each Agent/LossMonitor sink's counters at flows.tsv's ticks; expected is
+    # one past the highest sequence number received.
+    "sinks": pa.schema(
+        [
+            ("time", pa.float64()),
+            ("fid", pa.int32()),
+            ("packets", pa.int64()),
+            ("bytes", pa.int64()),
+            ("expected", pa.int64()),
+        ]
+    ),
+    # sink_gaps.tsv: one row per gap in a LossMonitor sink's sequence numbers, at the arrival that revealed it.
+    "sink_gaps": pa.schema([("time", pa.float64()), ("fid", pa.int32()), ("first", pa.int64()), ("count", pa.int64())]),
     # queue_vars.tsv (DESIGN.md section 5.5): variables of the first core link's queue object per sample.
     "queue_vars": pa.schema([("time", pa.float64()), ("var", pa.string()), ("value", pa.float64())]),
     "wireless_drops": pa.schema(
@@ -129,7 +142,7 @@ SCHEMAS: dict[str, pa.Schema] = {
 NULLABLE: dict[str, tuple[str, ...]] = {"objects": ("end", "delivered")}
 TRACE_KINDS = ("journeys", "hops", "flow_sums")  # the tables read from packets.tr
 # read from <kind>.tsv when the run has one
-TSV_KINDS = ("objects", "core_bins", "core_drops", "core_delays", "queue_vars")
+TSV_KINDS = ("objects", "core_bins", "core_drops", "core_delays", "queue_vars", "sinks", "sink_gaps")
 # The raw outputs a run's tables hold all of: deleted once parsed unless the workflow keeps them (DESIGN.md §1).
 RAW_OUTPUTS = ("packets.tr", "queue_monitor.tsv", "flows.tsv", "drops.tr", *(f"{kind}.tsv" for kind in TSV_KINDS))
 # zstd with the float columns byte-stream-split: a third smaller than snappy on the per-packet tables

@@ -5,7 +5,8 @@
 # reads <run dir>/params.json and writes meta.json, packets.tr (unless
 # monitors.packet_trace is false), queue_monitor.tsv and, when the run has TCP
 # flows, flows.tsv, with http flows objects.tsv, and with monitors.core_log
-# core_bins.tsv, core_drops.tsv and core_delays.tsv into <run dir>. A bad parameter gives one line on stderr
+# core_bins.tsv, core_drops.tsv and core_delays.tsv, and when a flow's sink is an
+# Agent/LossMonitor sinks.tsv and sink_gaps.tsv into <run dir>. A bad parameter gives one line on stderr
 # and exit status 3, before any output file exists. A wireless run (topology
 # kind wireless) also writes drops.tr, the CMU drop lines of its nodes.
 
@@ -16,7 +17,8 @@ foreach part {params queues topology wireless traffic http monitors meta} {
 
 namespace eval repro {
     variable OUTPUTS {meta.json packets.tr queue_monitor.tsv flows.tsv objects.tsv
-                      core_bins.tsv core_drops.tsv core_delays.tsv drops.tr queue_vars.tsv}
+                      core_bins.tsv core_drops.tsv core_delays.tsv drops.tr queue_vars.tsv
+                      sinks.tsv sink_gaps.tsv}
 }
 
 proc repro::main {run_dir} {
@@ -98,6 +100,11 @@ proc repro::main {run_dir} {
         set objects [open [file join $run_dir objects.tsv] w]
         start_objects $objects
     }
+    set loss_monitors {}
+    if {[llength [loss_monitor_flows]]} {
+        set loss_monitors [list [open [file join $run_dir sinks.tsv] w] [open [file join $run_dir sink_gaps.tsv] w]]
+        start_loss_monitors {*}$loss_monitors
+    }
     install_monitors $ns $trace
     if {$core_log ne ""} {
         install_core_log $ns $run_dir [dict get $core_log interval]
@@ -109,7 +116,7 @@ proc repro::main {run_dir} {
     # The last sample halts the run at duration.
     start_samples $ns $tsv $flows_tsv $interval $duration
     $ns run
-    foreach channel [list $trace $tsv $flows_tsv $objects $drops $vars_tsv {*}[core_log_channels]] {
+    foreach channel [list $trace $tsv $flows_tsv $objects $drops $vars_tsv {*}$loss_monitors {*}[core_log_channels]] {
         if {$channel ne ""} {
             close $channel
         }

@@ -4,7 +4,9 @@
 # flow's sender state at the same ticks, and with monitors.core_log the files
 # of §5.4 from three HintMonitors (ns2-patches/0007) on the first core link;
 # with monitors.queue_vars, queue_vars.tsv (§5.5): variables of the first core
-# link's queue object at the same ticks.
+# link's queue object at the same ticks; for flows whose sink is an
+# Agent/LossMonitor, sinks.tsv (its counters at flows.tsv's ticks) and
+# sink_gaps.tsv (a line per gap in the packets' sequence numbers).
 
 namespace eval repro {
     variable monitors {}   ;# {link name, QueueMonitor} pairs, core0 first
@@ -13,6 +15,7 @@ namespace eval repro {
     variable core_log_files {}   ;# name -> channel of the core_log files
     variable queue_vars {}     ;# {channel, variable names} of queue_vars.tsv, or empty
     variable flow_every 1      ;# flows.tsv gets every flow_every-th sample (and the last)
+    variable sinks_tsv ""      ;# the channel of sinks.tsv, or empty
 }
 
 # monitors.flow_sample_interval: flows.tsv every k-th queue sample, k a whole number.
@@ -87,6 +90,44 @@ proc repro::tcp_flows {} {
     return $result
 }
 
+# Flows whose sink is an Agent/LossMonitor: stock ns-2's sink that counts the
+# RTP sequence numbers UDP agents stamp (0, 1, 2, ...).
+proc repro::loss_monitor_flows {} {
+    variable flows
+    set result {}
+    foreach flow $flows {
+        set cls [[dict get $flow sink] info class]
+        if {$cls eq "Agent/LossMonitor" || "Agent/LossMonitor" in [$cls info heritage]} {
+            lappend result $flow
+        }
+    }
+    return $result
+}
+
+# sinks.tsv: each LossMonitor's counters at flows.tsv's ticks (packets and bytes
+# received, expected_ = the sequence number after the highest received).
+# sink_gaps.tsv: a line per gap (time of the packet after it, fid, first missing
+# sequence number, how many are missing), written by the sink's log-loss, which
+# ns-2 calls after adding the gap to nlost_ and before moving expected_ past it.
+proc repro::start_loss_monitors {sinks gaps} {
+    variable sinks_tsv
+    set sinks_tsv $sinks
+    puts $sinks [join {time fid packets bytes expected} "\t"]
+    puts $gaps [join {time fid first count} "\t"]
+    foreach flow [loss_monitor_flows] {
+        set sink [dict get $flow sink]
+        $sink set repro_fid_ [dict get $flow fid]
+        $sink set repro_lost_ 0
+        $sink set repro_gaps_ $gaps
+        $sink proc log-loss {} {
+            $self instvar nlost_ expected_ repro_fid_ repro_lost_ repro_gaps_
+            set now [format %.6f [[Simulator instance] now]]
+            puts $repro_gaps_ [join [list $now $repro_fid_ $expected_ [expr {$nlost_ - $repro_lost_}]] "\t"]
+            set repro_lost_ $nlost_
+        }
+    }
+}
+
 proc repro::sample {ns tsv flows_tsv interval duration i} {
     variable monitors
     variable queue_vars
@@ -100,6 +141,14 @@ proc repro::sample {ns tsv flows_tsv interval duration i} {
             set delivered [expr {([$tcp set ack_] + 1) * [$tcp set packetSize_]}]
             puts $flows_tsv [join [list $now [dict get $flow fid] $delivered [$tcp set cwnd_] \
                                        [$tcp set ssthresh_] [$tcp set nrexmitpack_]] "\t"]
+        }
+    }
+    variable sinks_tsv
+    if {$sinks_tsv ne "" && ($i % $flow_every == 0 || $next > $duration)} {
+        foreach flow [loss_monitor_flows] {
+            set sink [dict get $flow sink]
+            puts $sinks_tsv [join [list $now [dict get $flow fid] [$sink set npkts_] [$sink set bytes_] \
+                                       [$sink set expected_]] "\t"]
         }
     }
     if {[llength $queue_vars]} {

@@ -7,6 +7,7 @@ namespace eval repro {
         ftp    {agent Agent/TCP sink Agent/TCPSink app Application/FTP}
         pareto {agent Agent/UDP sink Agent app Application/Traffic/Pareto}
         cbr    {agent Agent/UDP sink Agent app Application/Traffic/CBR}
+        exponential {agent Agent/UDP sink Agent app Application/Traffic/Exponential}
         http   {agent Agent/TCP sink Agent/TCPSink}
     }
     # http flows: the object model's fields (see http.tcl).
@@ -92,7 +93,7 @@ proc repro::build_flow {ns flow where duration} {
             fail $where.stop "stops at $stop" "start ($start) < stop <= duration ($duration)"
         }
         if {$kind eq "http"} {
-            fail $where.stop "not a field of an http flow" "stop on ftp, pareto and cbr flows"
+            fail $where.stop "not a field of an http flow" "stop on ftp, pareto, cbr and exponential flows"
         }
     }
     foreach {role base} [dict get $FLOW_KINDS $kind] {

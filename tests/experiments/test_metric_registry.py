@@ -16,7 +16,8 @@ from experiments import config, matrix, metric_registry, metrics
 from experiments.metric_registry import METRICS, lookup, scope_kind
 
 DRIVER = Path(__file__).resolve().parents[2] / "tcl" / "driver.tcl"
-# Every table metrics.py reads: packet trace, TCP (ftp) and http flows, UDP cross traffic, core_log, two core links;
+# Every table metrics.py reads: packet trace, TCP (ftp) and http flows, UDP cross traffic (two flows into
+# LossMonitor sinks: sinks.tsv, sink_gaps.tsv), core_log, two core links;
 # 101 s so that the first 100-s window of core_drops_per_s_var@<a>-<b> is measured.
 EVERYTHING = {
     "paper": "registry",
@@ -33,6 +34,10 @@ EVERYTHING = {
                             "sink": {"class": "Agent/TCPSink"}, "http": {"idle": 0.1}},
                     "udp": {"kind": "cbr", "agent": {"class": "Agent/UDP"}, "sink": {"class": "Agent/Null"},
                             "app": {"class": "Application/Traffic/CBR", "knobs": {"rate_": "300Kb"}}},
+                    "fec": {"kind": "exponential", "count": 2, "agent": {"class": "Agent/UDP"},
+                            "sink": {"class": "Agent/LossMonitor"},
+                            "app": {"class": "Application/Traffic/Exponential",
+                                    "knobs": {"burst_time_": 0, "idle_time_": 0.02, "rate_": "1Gb"}}},
                 },
                 "monitors": {"core_log": {"interval": 1.0}, "queue_vars": ["ave_"]},
             },
@@ -101,7 +106,9 @@ def wireless_run(ns_binary, tmp_path_factory) -> Path:
 def produced(real_run, wireless_run, untraced_run, core_log_run) -> pd.DataFrame:  # noqa: F811
     """(scope, metric) of every metrics row of the four runs."""
     frames = [
-        metrics.run_metrics(run, warmup=1.0, queue_thresholds=(1000,), queue_ranges=((0, 5),), settle=((1, 0.5),))[0]
+        metrics.run_metrics(
+            run, warmup=1.0, queue_thresholds=(1000,), queue_ranges=((0, 5),), settle=((1, 0.5),), fec_blocks=((4, 1),)
+        )[0]
         for run in (real_run, wireless_run, untraced_run, core_log_run)
     ]
     return pd.concat(frames, ignore_index=True)[["scope", "metric"]].drop_duplicates()
@@ -137,6 +144,15 @@ def test_the_real_run_has_every_member_of_each_patterned_family(real_run):
     assert {"object_delay_s_p70", "object_delay_s_p90", "object_delay_s_p95"} <= names
     assert "core_drops_per_s_var@0-100" in names
     assert {f"e2e_loss_run_{k}_pct" for k in metrics.LOSS_RUN_LENGTHS} <= names
+
+
+def test_the_real_run_measures_each_fec_code_asked_for(real_run):
+    rows = metrics.run_metrics(real_run, warmup=1.0, fec_blocks=((4, 1), (16, 4)))[0]
+    fec = rows[(rows["scope"] == "group:fec") & rows["metric"].str.startswith("fec_")].set_index("metric")["value"]
+    kinds = (("plrbc", "_pct"), ("plr", "_pct"), ("plr_data", "_pct"), ("blocks", ""))
+    assert set(fec.index) == {f"fec_{m}_{k}_{h}{end}" for k, h in ((4, 1), (16, 4)) for m, end in kinds}
+    assert fec["fec_plrbc_4_1_pct"] > fec["fec_plr_4_1_pct"] > 0  # the setup loses packets, h = 1 repairs some
+    assert {f"sink_loss_run_{k}_pct" for k in metrics.LOSS_RUN_LENGTHS} <= set(rows["metric"])
 
 
 def test_the_wireless_run_has_every_cause_and_no_link_metric(wireless_run):
@@ -177,6 +193,11 @@ def test_names_are_unique_and_no_two_entries_claim_one_name():
         ("e2e_loss_run_1_pct", "e2e_loss_run_<k>_pct"),
         ("e2e_loss_run_10_pct", "e2e_loss_run_<k>_pct"),
         ("e2e_loss_run_mean", "e2e_loss_run_mean"),
+        ("fec_plr_16_1_pct", "fec_plr_<k>_<h>_pct"),
+        ("fec_plr_data_16_1_pct", "fec_plr_data_<k>_<h>_pct"),
+        ("fec_plrbc_8_2_pct", "fec_plrbc_<k>_<h>_pct"),
+        ("fec_blocks_8_2", "fec_blocks_<k>_<h>"),
+        ("sink_loss_run_3_pct", "sink_loss_run_<k>_pct"),
     ],
 )
 def test_lookup_finds_the_family(name, entry):
@@ -194,6 +215,9 @@ def test_lookup_finds_the_family(name, entry):
         "e2e_loss_run_0_pct",
         "e2e_loss_run_11_pct",
         "e2e_loss_run_01_pct",
+        "fec_plr_16_pct",
+        "fec_plr_x_1_pct",
+        "sink_loss_run_11_pct",
     ],
 )
 def test_lookup_refuses_names_outside_a_family(name):

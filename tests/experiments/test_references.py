@@ -114,6 +114,29 @@ def test_needs_a_flow_group_of_the_right_kind():
     check(doc)
 
 
+def with_fec_flow(doc: dict, sink: str = "Agent/LossMonitor", **experiment) -> dict:
+    doc["experiments"]["tiny"]["scenario"]["flows"]["fec"] = {
+        "kind": "exponential", "agent": {"class": "Agent/UDP"}, "sink": {"class": sink}}  # fmt: skip
+    doc["experiments"]["tiny"].update(experiment)
+    return doc
+
+
+def test_sink_metrics_need_a_loss_monitor():
+    message = error(minimal(claims=[claim("sink_loss_pct")]))
+    assert "needs a UDP flow group whose sink is an Agent/LossMonitor" in message
+    doc = with_fec_flow(minimal(claims=[claim("sink_loss_pct", scope="group:fec")]), sink="Agent/Null")
+    assert "sink_loss_pct of group:fec needs its sink to be an Agent/LossMonitor" in error(doc)
+    check(with_fec_flow(minimal(claims=[claim("sink_loss_pct", scope="group:fec")])))
+
+
+def test_fec_metrics_name_a_measured_code():
+    doc = with_fec_flow(minimal(claims=[claim("fec_plr_16_1_pct")]))
+    assert "[16, 1] is not in the experiment's fec_blocks; measured: none (no fec_blocks)" in error(doc)
+    doc = with_fec_flow(minimal(claims=[claim("fec_blocks_16_1")]), fec_blocks=[[16, 4], [8, 2]])
+    assert "[16, 1] is not in the experiment's fec_blocks; measured: [16, 4], [8, 2]" in error(doc)
+    check(with_fec_flow(minimal(claims=[claim("fec_plr_data_8_2_pct")]), fec_blocks=[[16, 4], [8, 2]]))
+
+
 def test_variance_windows_must_be_measured():
     doc = with_monitors(minimal(), core_log={"interval": 1})
     doc["experiments"]["tiny"]["duration"] = 1000

@@ -29,7 +29,7 @@ from pathlib import Path
 # The suites the project requires; `--all` runs every test-all-* of the tree.
 TITLE = "# Validation: ns-2's own suites on our binary and on Debian's, and broken builds\n\n"
 MARK_BEGIN, MARK_END = "<!-- suites:begin -->", "<!-- suites:end -->"
-REQUIRED_SUITES = ["red", "pi", "rem", "vq", "tcp", "newreno", "aimd", "monitor", "simple"]
+REQUIRED_SUITES = ["red", "pi", "rem", "vq", "adaptive-red", "tcp", "newreno", "aimd", "monitor", "simple"]
 SUITE_TIMEOUT_S = 1800
 
 _OUTCOME_LINES = {

@@ -41,6 +41,9 @@ CORE_LOG = {
     "core_delays": ("time\tfid\tseqno\tdelay\n", "0.060000000\t1\t2\t0.031000000\n"),
     # not core_log's, but read the same way: monitors.queue_vars (DESIGN.md section 5.5)
     "queue_vars": ("time\tvar\tvalue\n", "0.010000\tave_\t1.5\n"),
+    # nor these: a LossMonitor sink's counters and gaps (DESIGN.md section 5.6)
+    "sinks": ("time\tfid\tpackets\tbytes\texpected\n", "1.000000\t4\t80\t45840\t83\n"),
+    "sink_gaps": ("time\tfid\tfirst\tcount\n", "0.420000\t4\t17\t3\n"),
 }
 # A wired run has every table but wireless_drops (drops.tr: wireless runs only, tests/parsers/test_wireless_drops.py).
 WIRED_KINDS = [kind for kind in KINDS if kind != "wireless_drops"]

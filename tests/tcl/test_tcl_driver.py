@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 DRIVER = Path(__file__).resolve().parents[2] / "tcl" / "driver.tcl"
-OUTPUTS = ["meta.json", "packets.tr", "queue_monitor.tsv", "flows.tsv"]
+# fid 4's sink is a LossMonitor: sinks.tsv and sink_gaps.tsv
+OUTPUTS = ["meta.json", "packets.tr", "queue_monitor.tsv", "flows.tsv", "sinks.tsv", "sink_gaps.tsv"]
 FLOWS_HEADER = "time\tfid\tdelivered_bytes\tcwnd\tssthresh\tretransmits"
 TSV_HEADER = (
     "time\tlink\tsize_bytes\tsize_packets\tarrivals_packets\tarrivals_bytes"
@@ -305,7 +306,7 @@ BAD = [
         "(the 5 closest of 32)",
     ),
     (["topology", "kind"], "star", 'topology.kind: unknown topology kind "star"; known: chain, dumbbell'),
-    (["flows", 1, "kind"], "tcp", 'flows[1].kind: unknown flow kind "tcp"; known: cbr, ftp, http, pareto'),
+    (["flows", 1, "kind"], "tcp", 'flows[1].kind: unknown flow kind "tcp"; known: cbr, exponential, ftp, http, pareto'),
     (
         ["flows", 2, "sink"],
         DELETE,
