@@ -34,7 +34,7 @@ from experiments.runkey import files_digest
 from experiments.simulate import hms
 
 # What run_metrics computes with; a change invalidates the cache.
-METRICS_CODE = ("metrics.py", "curves.py", "fec_blocks.py")
+METRICS_CODE = ("metrics.py", "curves.py", "fec_blocks.py", "units.py")
 ANALYSIS_FOR_METRICS = ("queue_thresholds", "queue_ranges", "settle", "fec_blocks")
 
 

@@ -16,6 +16,8 @@ from typing import Any
 import jsonschema
 import yaml
 
+from experiments.units import seconds
+
 SCHEMA_PATH = Path(__file__).resolve().parents[1] / "configs" / "experiment.schema.json"
 RESERVED_COLUMNS = ("paper", "experiment", "seed", "run_key")
 
@@ -326,6 +328,9 @@ def check_flow_group(group: dict, at: str, path: Path) -> None:
     start = group.get("start", 0)
     if isinstance(start, dict) and "uniform" in start and not start["uniform"][0] < start["uniform"][1]:
         raise ConfigError(f"{path}: {at}.start.uniform: {start['uniform']} is not an interval [a, b] with a < b")
+    delays = group.get("edge_delays", {}).get("uniform")
+    if delays and not seconds(delays[0]) < seconds(delays[1]):
+        raise ConfigError(f"{path}: {at}.edge_delays.uniform: {delays} is not an interval [a, b] with a < b")
     if "stop" in group:
         if group["kind"] == "http":
             raise ConfigError(

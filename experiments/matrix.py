@@ -21,9 +21,9 @@ import jsonschema
 
 from experiments import mobility
 from experiments.config import ConfigError, axes_of, check_scenario, describe_error, schema, unshared
-from experiments.metrics import seconds
 from experiments.readings import BASELINE, QUEUES, Reading, reading_axes
 from experiments.runkey import KEY_LENGTH, canonical_json
+from experiments.units import seconds
 
 PARAMS_SCHEMA = "ns2-repro/run-params/2"
 DEFAULT_APPS = {
@@ -131,8 +131,12 @@ def start_times(start: Any, count: int, rng: random.Random) -> list[float]:
     return [start] * count
 
 
-def edge_delays(spread: dict, count: int) -> list[str]:
-    """Each flow's access-link delay, linear from spread's first to its last (ns-2 notation, in ms to the ns)."""
+def edge_delays(spread: dict, count: int, rng: random.Random) -> list[str]:
+    """Each flow's access-link delay (ns-2 notation, in ms to the ns): linear from spread's first to its last, or
+    uniform in spread's [a, b] drawn from `rng`."""
+    if "uniform" in spread:
+        low, high = map(seconds, spread["uniform"])
+        return [f"{round(rng.uniform(low, high) * 1e3, 6)!r}ms" for _ in range(count)]
     first, last = seconds(spread["first"]), seconds(spread["last"])
     steps = max(count - 1, 1)
     return [f"{round((first + (last - first) * i / steps) * 1e3, 6)!r}ms" for i in range(count)]
@@ -173,9 +177,11 @@ def resolve_wireless(topology: dict, duration: float, seed: int) -> dict:
 
 def resolve_flows(groups: dict, seed: int, edge_link: dict | None, queues: dict, nodes: int = 0) -> list[dict]:
     """Flow groups to numbered flows. Random start times come from the run's seed, group by group in file order;
-    random wireless endpoints from a stream of their own, so that they leave the start times unchanged."""
+    random wireless endpoints and random access-link delays each from a stream of their own, so that they leave
+    the start times unchanged."""
     rng = random.Random(seed)
     ends_rng = random.Random(f"endpoints:{seed}")
+    delays_rng = random.Random(f"edge_delays:{seed}")
     flows = []
     for name, group in groups.items():
         roles = {"agent": None, "sink": _ns_object(group["sink"])}
@@ -196,7 +202,7 @@ def resolve_flows(groups: dict, seed: int, edge_link: dict | None, queues: dict,
         if "endpoints" in group:
             ends = flow_endpoints(group["endpoints"], group["count"], nodes, ends_rng)
         if "edge_delays" in group:
-            delays = edge_delays(group["edge_delays"], group["count"])
+            delays = edge_delays(group["edge_delays"], group["count"], delays_rng)
             link = shared["edge_link"]
             ends = [{**end, "edge_link": {**link, "delay": d}} for end, d in zip(ends, delays, strict=True)]
         for start, end in zip(starts, ends, strict=True):

@@ -202,6 +202,7 @@ import pandas as pd
 
 from experiments import curves
 from experiments.fec_blocks import Blocks, blocks, fec_values, lost_seqnos
+from experiments.units import bandwidth_bps, seconds
 
 INTERVAL_S = 1.0
 CORE_VAR_WINDOWS_S = (100, 500, 1000)  # window lengths of core_drops_per_s_var@<a>-<b>
@@ -212,30 +213,6 @@ SINCE_START_SUFFIX = "_since_start"  # each flow's goodput from its own start to
 WIRELESS_DROP_CAUSES = ("queue", "route", "mac", "arp", "other")  # of wireless_drops_<cause>
 LOSS_RUN_LENGTHS = range(1, 11)  # k of e2e_loss_run_<k>_pct
 TCP_HEADER_BYTES = 40  # ns-2's tcpip_base_hdr_size_: a TCP packet this small carries no data
-_UNITS = {"": 1.0, "k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "g": 1e9, "G": 1e9}
-
-
-def bandwidth_bps(text: str) -> float:
-    """ns-2's bandwidth notation: '10Mb' = 1e7 bit/s, '1MB' = 8e6 bit/s."""
-    number = text.rstrip("bB")
-    unit = ""
-    if number and number[-1] in _UNITS:
-        number, unit = number[:-1], number[-1]
-    scale = 8.0 if text.endswith("B") else 1.0
-    return float(number) * _UNITS[unit] * scale
-
-
-_TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
-
-
-def seconds(text: str | float) -> float:
-    """ns-2's time notation: '10ms' = 0.01; a bare number is seconds."""
-    if isinstance(text, int | float):
-        return float(text)
-    for unit in ("ms", "us", "ns", "s"):
-        if text.endswith(unit):
-            return float(text[: -len(unit)]) * _TIME_UNITS[unit]
-    return float(text)
 
 
 def _bins(times: pd.Series, start: float, interval: float) -> pd.Series:

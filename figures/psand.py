@@ -49,7 +49,7 @@ import seaborn as sns
 
 from experiments import aqm_design
 from experiments import drop_functions as df
-from experiments.metrics import bandwidth_bps, seconds
+from experiments.units import bandwidth_bps, seconds
 from figures.common import (
     BOOT_SEED,
     CI_BAND,

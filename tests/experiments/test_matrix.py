@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import random
 from pathlib import Path
 
 import pytest
@@ -200,5 +201,25 @@ def test_edge_delays_spread_each_flows_access_links_linearly(minimal):
     links = [f["edge_link"] for f in run.params["flows"] if f["group"] == "tcp"]
     assert [link["delay"] for link in links] == ["1.0ms", "51.0ms", "101.0ms", "151.0ms", "201.0ms"]
     assert {link["bandwidth"] for link in links} == {"100Mb"}  # the group's edge_link fields stay
-    assert matrix.edge_delays({"first": "2.5ms", "last": "0.1s"}, 1) == ["2.5ms"]
-    assert matrix.edge_delays({"first": "1ms", "last": "2ms"}, 4)[1] == "1.333333ms"  # to the nanosecond
+    rng = random.Random(0)
+    assert matrix.edge_delays({"first": "2.5ms", "last": "0.1s"}, 1, rng) == ["2.5ms"]
+    assert matrix.edge_delays({"first": "1ms", "last": "2ms"}, 4, rng)[1] == "1.333333ms"  # to the nanosecond
+
+
+def test_uniform_edge_delays_come_from_the_seed_and_leave_start_times_alone(minimal):
+    tcp = minimal["experiments"]["tiny"]["scenario"]["flows"]["tcp"]
+    tcp.update(count=20, start={"uniform": [0, 1]})
+    minimal["experiments"]["tiny"]["matrix"] = {"product": {}, "zip": []}
+    minimal["experiments"]["tiny"]["seeds"] = {"count": 2, "first": 1}
+    plain = matrix.expand(minimal)
+    tcp["edge_delays"] = {"uniform": ["10ms", "50ms"]}
+    drawn = matrix.expand(minimal)
+    again = matrix.expand(minimal)
+    delays = [[matrix.seconds(f["edge_link"]["delay"]) for f in r.params["flows"]] for r in drawn]
+    assert delays == [[matrix.seconds(f["edge_link"]["delay"]) for f in r.params["flows"]] for r in again]
+    assert all(0.010 <= d < 0.050 for run in delays for d in run)
+    assert delays[0] != delays[1], "another seed, other delays"
+    assert len(set(delays[0])) == 20, "each flow draws its own"
+    assert [[f["start"] for f in r.params["flows"]] for r in drawn] == [
+        [f["start"] for f in r.params["flows"]] for r in plain
+    ]
