@@ -49,3 +49,30 @@ def metric_vs_axis(data: ExperimentData, out: Path, artifact: dict) -> list[Path
     ax.set_title(caption + f"\n(mean over {seeds}, 95 % CI)", fontsize=9)
     fig.tight_layout()
     return save_figure(fig, Path(out))
+
+
+def metrics_vs_axis(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
+    """Several metrics (`metrics`: [metric, label, decimals] each) against one axis (x): colour by the hue axis,
+    line style by metric, e.g. loss before and after correction for two queues."""
+    x, hue = artifact["x"], artifact.get("hue")
+    for axis in filter(None, (x, hue)):
+        if axis not in data.axes:
+            raise ValueError(f"{artifact['id']}: '{axis}' is not an axis of {artifact['experiment']}: {data.axes}")
+    labels = {metric: label for metric, label, _ in artifact["metrics"]}
+    rows = select(data.metrics, artifact.get("where", {}))
+    scope = artifact.get("scope", "all")
+    rows = rows[rows["metric"].isin(labels) & (rows["scope"] == scope_label(scope))]
+    missing = sorted(set(labels) - set(rows["metric"]))
+    if missing:
+        raise ValueError(f"{artifact['id']}: no values of {missing} (scope {scope}) in {artifact['experiment']}")
+    rows = rows.assign(measure=rows["metric"].map(labels))
+    seeds = seed_note(rows, [x, hue] if hue else [x])
+    fig, ax = plt.subplots(figsize=(6, 4))
+    sns.lineplot(data=rows, x=x, y="value", hue=hue, style="measure", style_order=list(labels.values()),
+                 markers=True, errorbar=CI_BAND, seed=BOOT_SEED, ax=ax)  # fmt: skip
+    ax.set_xlabel(x)
+    ax.set_ylabel(", ".join(labels.values()))
+    caption = textwrap.fill(artifact.get("caption", f"{', '.join(labels)} vs {x}"), 80)
+    ax.set_title(caption + f"\n(mean over {seeds}, 95 % CI)", fontsize=9)
+    fig.tight_layout()
+    return save_figure(fig, Path(out))

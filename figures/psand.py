@@ -32,13 +32,22 @@ panel counts the samples in the range and how many lie on the curve (within ON_C
 second panel is RIO's Out function from the same queue's Out parameters, a curve only (see configs/psand.yaml).
 
 sred_figure and dsred_figure: the formulas only (ns-2.35 implements neither); they read no runs.
+
+Chapter 5: fec_table is comparison_table over the UDP flow's FEC metrics (Tables 5.1-5.2); fec_block_size draws
+PLRBC and PLR against k for every code of each redundancy ratio (Fig. 5.7), read from the metric names
+fec_plr_<k>_<h>_pct; fec_model_figure draws §5.5's Delta_h (Fig. 5.12) from experiments/fec_model.py; and
+fec_crossover_table sets the simulated RED/DT crossover of each code beside the model's (§5.5 against
+§5.4.1.2). Figs. 5.3-5.6 are figures.generic's metric_vs_axis and metrics_vs_axis.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
+import re
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,7 +56,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from experiments import aqm_design
+from experiments import aqm_design, fec_model
 from experiments import drop_functions as df
 from experiments.units import bandwidth_bps, seconds
 from figures.common import (
@@ -267,7 +276,18 @@ def comparison_frame(data: ExperimentData, artifact: dict) -> pd.DataFrame:
     return cell_stats(rows, [artifact["rows"], column_axis], wanted, preferred)
 
 
-def comparison_table(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
+QUEUE_METHOD = (
+    "Per run: the bottleneck queue sampled every 0.01 s over the whole run; loss = drops / arrivals at that queue "
+    "(experiments/metrics.py)."
+)
+FEC_METHOD = (
+    "Per run: the UDP flow's sequence numbers received by its Agent/LossMonitor sink, cut into blocks of k + h "
+    "(k data, then h redundancy); PLRBC = lost / sent, PLR = the losses of blocks with more than h of them / sent "
+    "(experiments/fec_blocks.py), in %."
+)
+
+
+def comparison_table(data: ExperimentData, out: Path, artifact: dict, method: str = QUEUE_METHOD) -> list[Path]:
     """<out>.csv (mean and CI half-width per cell) and <out>.md laid out as the thesis's table: one line per row
     level, per metric one column per columns level."""
     frame = comparison_frame(data, artifact)
@@ -289,8 +309,7 @@ def comparison_table(data: ExperimentData, out: Path, artifact: dict) -> list[Pa
         f"**{artifact.get('caption', artifact['id'])}**",
         "",
         f"Experiment `{artifact['experiment']}`. Each cell: mean over {seeds} of the per-run value ± half-width "
-        "of its 95 % confidence interval (Student t over seeds). Per run: the bottleneck queue sampled every 0.01 s "
-        "over the whole run; loss = drops / arrivals at that queue (experiments/metrics.py).",
+        f"of its 95 % confidence interval (Student t over seeds). {method}",
         "",
         *markdown_table(headers, body, right=[False] + [True] * (len(headers) - 1)),
     ]
@@ -473,3 +492,164 @@ def dsred_figure(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
               for d in df.DSRED]  # fmt: skip
     return formula_figure(out, artifact, curves, "average queue size (packets)",
                           "formula only: ns-2.35 has no DSRED; parameters are our choices")  # fmt: skip
+
+
+# --- Chapter 5: FEC over RED and Drop Tail ----------------------------------------------------------
+
+FEC_CODE = re.compile(r"fec_plr_(\d+)_(\d+)_pct")
+MODEL_H = range(1, 9)  # Fig. 5.12's curves
+MODEL_X = np.linspace(0, 16, 801)
+
+
+def fec_table(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
+    """Tables 5.1-5.2: comparison_table over the FEC metrics of the UDP flow."""
+    return comparison_table(data, out, artifact, method=FEC_METHOD)
+
+
+def codes_at(rows: pd.DataFrame, ratio: float) -> list[tuple[int, int]]:
+    """The (k, h) of the fec_plr metrics present whose h/k is `ratio`, by k."""
+    found = {tuple(map(int, m.groups())) for m in map(FEC_CODE.fullmatch, rows["metric"].unique()) if m}
+    return sorted((k, h) for k, h in found if math.isclose(h / k, ratio))
+
+
+def fec_block_size(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
+    """Fig. 5.7: PLRBC and PLR against the block size at a fixed redundancy ratio h/k: one panel per level of
+    `panels` (h/k) and of `rows` (the number of TCP flows), one colour per level of `hue` (the queue); every
+    code the experiment's fec_blocks lists with that ratio is read from the same runs."""
+    panel_axis, row_axis, hue = artifact["panels"], artifact["rows"], artifact["hue"]
+    rows = select(data.metrics, artifact.get("where"))
+    rows = rows[rows["scope"] == "all"]
+    ratios = levels(rows, panel_axis, data.levels.get(panel_axis, ()))
+    loads = levels(rows, row_axis, data.levels.get(row_axis, ()))
+    fig, grid = plt.subplots(len(loads), len(ratios), figsize=(4 * len(ratios), 3.2 * len(loads)), squeeze=False)
+    for (i, load), (j, ratio) in itertools.product(enumerate(loads), enumerate(ratios)):
+        cell = rows[(rows[row_axis] == load) & (rows[panel_axis] == ratio)]
+        parts = []
+        for k, h in codes_at(cell, float(ratio)):
+            for name, label in ((f"fec_plrbc_{k}_{h}_pct", "PLRBC"), (f"fec_plr_{k}_{h}_pct", "PLR")):
+                parts.append(cell[cell["metric"] == name].assign(k=k, measure=label))
+        if not parts:
+            raise ValueError(f"{artifact['id']}: no fec_blocks code with h/k = {ratio} in {artifact['experiment']}")
+        frame = pd.concat(parts, ignore_index=True)
+        ax = grid[i][j]
+        sns.lineplot(data=frame, x="k", y="value", hue=hue, style="measure", style_order=["PLRBC", "PLR"],
+                     markers=True, errorbar=CI_BAND, seed=BOOT_SEED, ax=ax, legend=(i, j) == (0, 0))  # fmt: skip
+        ax.set_title(f"h/k = {ratio}, {load} TCP flows", fontsize=8)
+        ax.set_xlabel("k (data packets per block; h = k x h/k)")
+        ax.set_ylabel("loss (%)")
+    count = seed_note(rows[rows["metric"].str.startswith("fec_plr_")], [panel_axis, row_axis, hue])
+    fig.suptitle(textwrap.fill(artifact.get("caption", artifact["id"]), 110) + f"\n(mean over {count}, 95 % CI)",
+                 fontsize=9)  # fmt: skip
+    fig.tight_layout()
+    return save_figure(fig, Path(out))
+
+
+def fec_model_figure(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
+    """Fig. 5.12: Delta_h(x) of §5.5 for h = 1..8, beta 0.9 (RED) and 0.6 (DT), each threshold x_h marked; drawn
+    from experiments/fec_model.py, no runs."""
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    for h in MODEL_H:
+        line = ax.plot(MODEL_X, fec_model.delta(h, MODEL_X), lw=1.2, label=f"h = {h}")[0]
+        x_h = fec_model.threshold(h).x_h
+        ax.plot([x_h], [0], marker="o", ms=3.5, color=line.get_color())
+    ax.axhline(0, color="black", lw=0.6)
+    ax.set_xlabel("x = pT (mean losses per block of T = k + h packets)")
+    ax.set_ylabel("Delta_h(x) = P(N(1) <= h) - P(N(2) <= h)")
+    ax.legend(fontsize=7, ncol=2)
+    offsets = ", ".join(f"{fec_model.threshold(h).offset:.3f}" for h in (4, 8, 16))
+    note = (f"model only, beta(1) = {fec_model.RED_BETA}, beta(2) = {fec_model.DT_BETA}; dots: x_h; "
+            f"x_h - h at h = 4, 8, 16: {offsets}")  # fmt: skip
+    fig.suptitle(textwrap.fill(artifact.get("caption", artifact["id"]), 90) + f"\n({note})", fontsize=8)
+    fig.tight_layout()
+    return save_figure(fig, Path(out))
+
+
+def first_crossing(x: Sequence[float], y: Sequence[float]) -> float:
+    """The x where y first turns from below 0 to at or above 0, linearly interpolated; nan if it never does,
+    -inf if y is already at or above 0 at the first x."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if not len(y) or np.isnan(y).all():
+        return math.nan
+    if y[0] >= 0:
+        return -math.inf
+    above = np.flatnonzero(y >= 0)
+    if not len(above):
+        return math.nan
+    i = above[0]
+    return float(x[i - 1] + (x[i] - x[i - 1]) * (0 - y[i - 1]) / (y[i] - y[i - 1]))
+
+
+def crossing_text(value: float, first: float, last: float) -> str:
+    if math.isnan(value):
+        return f"none up to {last:g}"
+    if value == -math.inf:
+        return f"at or below {first:g}"
+    return f"{value:.0f}"
+
+
+def fec_crossover_frame(data: ExperimentData, artifact: dict) -> pd.DataFrame:
+    """Per code of `metrics` ([fec_plr_<k>_<h>_pct, label, decimals]), at the level of `panels` (h/k) with its
+    ratio, along `x` (the number of TCP flows): where RED/FEC stops beating DT/FEC (`hue` levels RED and
+    DropTail), simulated and as §5.5's model puts it."""
+    x_axis, ratio_axis, hue = artifact["x"], artifact["panels"], artifact["hue"]
+    rows = select(data.metrics, artifact.get("where"))
+    rows = rows[rows["scope"] == "all"]
+    means = rows.groupby([ratio_axis, x_axis, hue, "metric"], observed=True)["value"].mean()
+    out = []
+    for metric, _, _ in artifact["metrics"]:
+        k, h = map(int, FEC_CODE.fullmatch(metric).groups())
+        ratio = next((r for r in levels(rows, ratio_axis) if math.isclose(float(r), h / k)), None)
+        if ratio is None:
+            raise ValueError(f"{artifact['id']}: {metric}: no level of {ratio_axis} is h/k = {h / k:g}")
+        at = means.xs(ratio, level=ratio_axis)
+        loads = sorted(at.index.get_level_values(x_axis).unique(), key=float)
+
+        def series(queue: str, name: str, at=at, loads=loads) -> np.ndarray:
+            return np.array([at.get((n, queue, name), math.nan) for n in loads])
+
+        plr = {q: series(q, metric) for q in ("RED", "DropTail")}
+        plrbc = {q: series(q, f"fec_plrbc_{k}_{h}_pct") / 100 for q in ("RED", "DropTail")}
+        x_h = fec_model.threshold(h).x_h
+        # the thesis's rule, RED/FEC better iff p (k + h) <= x_h, at p the mean of both queues' PLRBC
+        rule = (plrbc["RED"] + plrbc["DropTail"]) / 2 * (k + h) - x_h
+        # the model with each queue's own measured loss rate and loss-run law
+        repaired = {}
+        for q in ("RED", "DropTail"):
+            laws = [fec_model.BatchLaw.from_run_lengths({length: at.get((n, q, f"sink_loss_run_{length}_pct"), 0.0)
+                                                        for length in range(1, 11)}) for n in loads]  # fmt: skip
+            repaired[q] = np.array([fec_model.repair_probability(h, p * (k + h), law)
+                                    for p, law in zip(plrbc[q], laws, strict=True)])  # fmt: skip
+        n = [float(v) for v in loads]
+        out.append({
+            "k": k, "h": h, "h_over_k": ratio,
+            "simulated": first_crossing(n, plr["RED"] - plr["DropTail"]),
+            "model_rule": first_crossing(n, rule),
+            "model_measured": first_crossing(n, repaired["DropTail"] - repaired["RED"]),
+            "x_h": x_h, "first": n[0], "last": n[-1],
+        })  # fmt: skip
+    return pd.DataFrame(out)
+
+
+def fec_crossover_table(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
+    """The number of TCP flows at which RED/FEC stops beating DT/FEC, per code: from the runs (the mean PLR of
+    RED crosses DT's), from §5.5's rule p (k + h) <= x_h with the runs' mean PLRBC and the model's x_h (beta 0.9
+    and 0.6), and from the model fed each queue's own measured PLRBC and loss-run distribution."""
+    frame = fec_crossover_frame(data, artifact)
+    body = [
+        [f"{r.k}", f"{r.h}", f"{r.x_h:.3f}"]
+        + [crossing_text(getattr(r, c), r.first, r.last) for c in ("simulated", "model_rule", "model_measured")]
+        for r in frame.itertuples()
+    ]
+    headers = ["k", "h", "x_h (model)", "simulated", "model: p (k + h) = x_h", "model: measured p and runs"]
+    lines = [
+        f"**{artifact.get('caption', artifact['id'])}**",
+        "",
+        f"Experiment `{artifact['experiment']}`: the number of TCP flows where the mean over seeds of RED's PLR "
+        "first reaches Drop Tail's (linear between the swept counts); the model's columns put the same runs' mean "
+        "PLRBC into §5.5 (experiments/fec_model.py): x_h is where Delta_h changes sign for beta 0.9 (RED) and 0.6 "
+        "(DT); the last column compares each queue's repair probability P(N_T <= h) at its own x = PLRBC (k + h) "
+        "and its own measured loss-run distribution as the batch law.",
+        "",
+        *markdown_table(headers, body, right=[True] * len(headers)),
+    ]
+    return write_table(frame, lines, out)

@@ -6,7 +6,7 @@
 rule aggregate_experiment:
     input:
         records=lambda w: PLAN.records(RESULTS, w.paper, w.experiment),
-        code=["experiments/metrics.py", "experiments/aggregate.py"],
+        code=AGGREGATE_CODE,
     output:
         runs=f"{RESULTS}/{{paper}}/{{experiment}}/runs.parquet",
         metrics=f"{RESULTS}/{{paper}}/{{experiment}}/metrics.parquet",
@@ -29,7 +29,7 @@ rule aggregate_experiment:
 rule aggregate_reading:
     input:
         records=lambda w: PLAN.records(RESULTS, w.paper, w.experiment, w.reading),
-        code=["experiments/metrics.py", "experiments/aggregate.py"],
+        code=AGGREGATE_CODE,
     output:
         runs=f"{RESULTS}/{{paper}}/{{experiment}}/readings/{{reading}}/runs.parquet",
         metrics=f"{RESULTS}/{{paper}}/{{experiment}}/readings/{{reading}}/metrics.parquet",

@@ -2,6 +2,7 @@
 # the plan of experiment files and batches. Logic lives in experiments.workflow.
 
 from experiments import workflow as wf
+from experiments.aggregate import METRICS_CODE
 from experiments.simulate import Toolchain
 
 SETTINGS = wf.Settings.from_config(config)
@@ -14,6 +15,10 @@ TOOLS = Toolchain(
     parsed=SETTINGS.parse,
 )
 PROGRESS = wf.SweepProgress(PLAN.total_runs(), workflow.cores)
+# What the aggregate stage computes with: a change re-aggregates (the metrics cache is keyed by it too).
+AGGREGATE_CODE = [f"experiments/{name}" for name in METRICS_CODE] + [
+    "experiments/aggregate.py"
+]
 
 
 # The sweep's size for the progress lines, once the targets are known: the readings' runs

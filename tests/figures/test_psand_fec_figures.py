@@ -1,0 +1,105 @@
+"""figures/psand.py's Chapter 5 functions and figures.generic.metrics_vs_axis on small hand-made tables."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from experiments import fec_model
+from figures import generic, psand
+from figures.common import ExperimentData
+
+FLOWS = [10, 20, 30, 40, 50]
+
+
+def test_first_crossing_interpolates_and_says_when_there_is_none():
+    assert psand.first_crossing([10, 20, 30], [-2.0, -1.0, 1.0]) == pytest.approx(25)
+    assert psand.first_crossing([10, 20, 30], [-2.0, 0.0, 1.0]) == pytest.approx(20)
+    assert psand.first_crossing([10, 20, 30], [0.5, -1.0, 1.0]) == -math.inf
+    assert math.isnan(psand.first_crossing([10, 20, 30], [-2.0, -1.0, -0.5]))
+    assert psand.crossing_text(-math.inf, 10, 30) == "at or below 10"
+    assert psand.crossing_text(math.nan, 10, 30) == "none up to 30"
+
+
+def fec_frame() -> pd.DataFrame:
+    """h/k 0.0625 (code 16/1): RED's PLR crosses DT's at 35 flows; PLRBC grows 2 % per 10 flows for both;
+    loss runs: RED 90 % of length 1, DT 60 %."""
+    rows = []
+    for n in FLOWS:
+        for queue, plr, runs in (("RED", 1.0 + (n - 35) / 10, (90, 10)), ("DropTail", 1.0, (60, 40))):
+            for seed in (1, 2):
+                values = {"fec_plr_16_1_pct": plr, "fec_plrbc_16_1_pct": 2.0 * n / 10,
+                          "sink_loss_run_1_pct": runs[0], "sink_loss_run_2_pct": runs[1]}  # fmt: skip
+                for metric, value in values.items():
+                    rows.append({"flows": n, "queue": queue, "h_over_k": 0.0625, "seed": seed, "scope": "all",
+                                 "metric": metric, "value": value})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+CROSSOVER = {"id": "x", "experiment": "fec_flows", "x": "flows", "panels": "h_over_k", "hue": "queue",
+             "metrics": [["fec_plr_16_1_pct", "k = 16, h = 1", 0]]}  # fmt: skip
+
+
+def test_crossover_frame_simulated_rule_and_measured_model():
+    data = ExperimentData(fec_frame(), pd.DataFrame(), ["flows", "queue", "h_over_k"])
+    row = psand.fec_crossover_frame(data, CROSSOVER).iloc[0]
+    assert (row["k"], row["h"]) == (16, 1)
+    assert row["simulated"] == pytest.approx(35)
+    # the rule: p (k + h) = x_h with p = 0.02 n / 10, so n = 10 x_h / (0.02 x 17), linear between the points
+    x_h = fec_model.threshold(1).x_h
+    assert row["x_h"] == pytest.approx(x_h)
+    assert row["model_rule"] == pytest.approx(10 * x_h / (0.02 * 17))
+    # the model fed each queue's own law: with equal p the sign of Delta_1 decides, which changes at x_1
+    assert 40 < row["model_measured"] < 50
+
+
+def test_crossover_needs_the_code_s_ratio_among_the_levels():
+    frame = fec_frame()
+    data = ExperimentData(frame.assign(h_over_k=0.125), pd.DataFrame(), ["flows", "queue", "h_over_k"])
+    with pytest.raises(ValueError, match="no level of h_over_k is h/k = 0.0625"):
+        psand.fec_crossover_frame(data, CROSSOVER)
+
+
+def block_frame() -> pd.DataFrame:
+    rows = []
+    for ratio, codes in ((0.25, [(8, 2), (16, 4)]), (0.1, [(10, 1), (20, 2)])):
+        for queue in ("RED", "DropTail"):
+            for k, h in codes:
+                for seed in (1, 2):
+                    for metric, value in ((f"fec_plrbc_{k}_{h}_pct", 5.0), (f"fec_plr_{k}_{h}_pct", 10.0 / k)):
+                        rows.append({"flows": 50, "queue": queue, "h_over_k": ratio, "seed": seed, "scope": "all",
+                                     "metric": metric, "value": value})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_codes_at_a_ratio_are_read_from_the_metric_names():
+    assert psand.codes_at(block_frame(), 0.25) == [(8, 2), (16, 4)]
+    assert psand.codes_at(block_frame(), 0.1) == [(10, 1), (20, 2)]
+    assert psand.codes_at(block_frame(), 0.5) == []
+
+
+def test_block_size_figure_has_a_panel_per_ratio_and_load(tmp_path):
+    data = ExperimentData(block_frame(), pd.DataFrame(), ["flows", "queue", "h_over_k"])
+    artifact = {"id": "fig5_7", "experiment": "fec_block_size", "panels": "h_over_k", "rows": "flows", "hue": "queue"}
+    (png,) = psand.fec_block_size(data, tmp_path / "fig5_7", artifact)
+    assert png.stat().st_size > 10_000
+    lonely = data.metrics[data.metrics["h_over_k"] == 0.25].assign(h_over_k=0.5)
+    with pytest.raises(ValueError, match="no fec_blocks code with h/k = 0.5"):
+        psand.fec_block_size(ExperimentData(lonely, pd.DataFrame(), data.axes), tmp_path / "bad", artifact)
+
+
+def test_model_figure_is_drawn_from_the_model_alone(tmp_path):
+    (png,) = psand.fec_model_figure(ExperimentData(pd.DataFrame(), pd.DataFrame()), tmp_path / "f", {"id": "f"})
+    assert png.stat().st_size > 10_000
+
+
+def test_metrics_vs_axis_draws_each_metric_and_refuses_a_missing_one(tmp_path):
+    data = ExperimentData(fec_frame(), pd.DataFrame(), ["flows", "queue", "h_over_k"])
+    artifact = {"id": "f54", "experiment": "fec_flows", "x": "flows", "hue": "queue",
+                "metrics": [["fec_plrbc_16_1_pct", "PLRBC", 3], ["fec_plr_16_1_pct", "PLR", 3]]}  # fmt: skip
+    (png,) = generic.metrics_vs_axis(data, tmp_path / "f54", artifact)
+    assert png.stat().st_size > 10_000
+    with pytest.raises(ValueError, match=r"no values of \['fec_plr_16_4_pct'\]"):
+        generic.metrics_vs_axis(data, tmp_path / "g", {**artifact, "metrics": [["fec_plr_16_4_pct", "PLR", 3]]})
