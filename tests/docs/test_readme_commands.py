@@ -208,6 +208,12 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
     "results=/tmp/psand-t": Substituted(
         "/usr/bin/time -v .venv/bin/snakemake reproduce-all --config experiment_files=configs/psand.yaml "
         "results=/tmp/psand-t --dry-run", DRY),
+    "/usr/bin/time -v .venv/bin/snakemake --config experiment_files=configs/psand.yaml results=/tmp/ch5-default -- "
+    "<the 11 figures and 3 tables of Ch. 5>": Substituted(
+        "/usr/bin/time -v .venv/bin/snakemake --dry-run --config experiment_files=configs/psand.yaml "
+        "results=/tmp/ch5-default -- /tmp/ch5-default/psand/figures/fig5_4a.png "
+        "/tmp/ch5-default/psand/tables/table5_1.md",
+        f"{DRY}, two of the targets"),
     # docs/VALIDATION.md
     ".venv/bin/python tests/ns2/suites.py --ours build/ns2/ns --reference /usr/bin/ns --markdown docs/VALIDATION.md "
     "--all": Substituted(
