@@ -7,6 +7,7 @@ the key path and what is allowed. Nothing is written while validating.
 from __future__ import annotations
 
 import difflib
+import itertools
 import json
 import re
 from functools import cache
@@ -637,6 +638,12 @@ def _check_alternatives(doc: dict, choice: dict, where: str, path: Path) -> None
                 )
         return
     for i, alt in enumerate(choice["alternatives"]):
+        scope = [key for key in ("path", "where") if key in choice]
+        if "cases" in alt and scope:
+            raise ConfigError(
+                f"{path}: {where}.alternatives[{i}].cases: not allowed on a choice with '{scope[0]}'; allowed: cases "
+                "on a choice without path and where (each case gives its own where and set), or value/set here"
+            )
         if ("value" in alt) != ("path" in choice):
             raise ConfigError(
                 f"{path}: {where}.alternatives[{i}]: give 'value' when the choice has a path, 'set' when it has none"
@@ -652,35 +659,77 @@ def _check_alternatives(doc: dict, choice: dict, where: str, path: Path) -> None
             f"{path}: {where}.path: '{paths[0]}' does not exist in any experiment's scenario (nor names a queue "
             f"an experiment uses)"
         )
-    # A `where` label must be a level in one of the experiments: a cell without it keeps the baseline's run.
-    known: dict[str, list] = {}
+    _check_cells_where(choice.get("where", {}), experiments, targets, f"{where}.where", path)
     for name in targets:
-        axes = axes_of(experiments[name])
-        _check_where({axis: [] for axis in choice.get("where", {})}, axes, name, f"{where}.where", path)
-        for axis in choice.get("where", {}):
-            known.setdefault(axis, []).extend(x for x in level_labels(axes[axis]) if x not in known[axis])
-    _check_where(choice.get("where", {}), {a: {"levels": x} for a, x in known.items()}, ", ".join(targets),
-                 f"{where}.where", path)  # fmt: skip
-    # An axis the choice's `where` names may set the path in its levels: the alternative is then a reading of
-    # what those levels mean (pattern 16's layout in the BQM levels), in those cells only.
-    scoped = set(choice.get("where", {}))
-    for name in targets:
-        axis_paths = {
-            p for axis_name, axis in axes_of(experiments[name]).items() if axis_name not in scoped
-            for p in ([axis["path"]] if "path" in axis else [q for lvl in axis["levels"].values() for q in lvl])
-        }  # fmt: skip
         if not readings.paths_apply(doc, name, paths):
             missing = [p for p in paths if not readings.path_exists(doc, name, p)]
             raise ConfigError(
                 f"{path}: {where}: path '{(missing or paths)[0]}' does not exist in experiment {name}'s scenario "
                 "(nor names a queue it uses)"
             )
+    # An axis the choice's `where` names may set the path in its levels: the alternative is then a reading of
+    # what those levels mean (pattern 16's layout in the BQM levels), in those cells only.
+    plain = {p for alt in choice["alternatives"] if "cases" not in alt
+             for p in readings.alternative_assignments(choice, alt)}  # fmt: skip
+    _check_axis_paths(sorted(plain), set(choice.get("where", {})), experiments, targets, where, path)
+    for i, alt in enumerate(choice["alternatives"]):
+        at = f"{where}.alternatives[{i}].cases"
+        for j, case in enumerate(alt.get("cases", [])):
+            _check_cells_where(case["where"], experiments, targets, f"{at}[{j}].where", path)
+            _check_axis_paths(sorted(case["set"]), set(case["where"]), experiments, targets, f"{at}[{j}]", path)
+        if "cases" in alt:
+            _check_cases_overlap(alt["cases"], experiments, targets, at, path)
+
+
+def _check_cells_where(cells: dict, experiments: dict, targets: list[str], at: str, path: Path) -> None:
+    """A choice's or a case's `where` names axes of every experiment it changes, and labels that are a level of
+    their axis in at least one of them: a cell without it keeps the baseline's run."""
+    known: dict[str, list] = {}
+    for name in targets:
+        axes = axes_of(experiments[name])
+        _check_where({axis: [] for axis in cells}, axes, name, at, path)
+        for axis in cells:
+            known.setdefault(axis, []).extend(x for x in level_labels(axes[axis]) if x not in known[axis])
+    _check_where(cells, {a: {"levels": x} for a, x in known.items()}, ", ".join(targets), at, path)
+
+
+def _check_axis_paths(paths: list, scoped: set, experiments: dict, targets: list[str], at: str, path: Path) -> None:
+    """No path an alternative (or one of its cases) sets is set by a matrix axis, unless its `where` names that
+    axis: the alternative is then a reading of what those levels mean, in those cells only."""
+    for name in targets:
+        axis_paths = {
+            p for axis_name, axis in axes_of(experiments[name]).items() if axis_name not in scoped
+            for p in ([axis["path"]] if "path" in axis else [q for lvl in axis["levels"].values() for q in lvl])
+        }  # fmt: skip
         for p in paths:
             if p in axis_paths:
                 raise ConfigError(
-                    f"{path}: {where}: path '{p}' is also a matrix axis of {name}; an alternative cannot override "
-                    "an axis (make the axis the choice: axis + baseline)"
+                    f"{path}: {at}: path '{p}' is also a matrix axis of {name}; an alternative cannot override "
+                    "an axis (make the axis the choice: axis + baseline, or name the axis in the `where`)"
                 )
+
+
+def _check_cases_overlap(cases: list[dict], experiments: dict, targets: list[str], at: str, path: Path) -> None:
+    """No two cases of an alternative set the same path in one matrix cell: which value it runs would be moot."""
+    from experiments.matrix import cells as matrix_cells  # matrix imports this module
+    from experiments.readings import in_cells
+
+    if len(cases) < 2:
+        return
+    for name in targets:
+        experiment = experiments[name]
+        matrix = {"product": {}, "zip": [], **experiment.get("matrix", {})}
+        for cell in matrix_cells({**experiment, "matrix": matrix}):
+            labels = {axis: label for axis, label, _ in cell}
+            matching = [j for j, case in enumerate(cases) if in_cells(case["where"], labels)]
+            for a, b in itertools.combinations(matching, 2):
+                shared = sorted(set(cases[a]["set"]) & set(cases[b]["set"]))
+                if shared:
+                    cell_text = ", ".join(f"{axis}={label}" for axis, label in labels.items())
+                    raise ConfigError(
+                        f"{path}: {at}: cases[{a}] and cases[{b}] both set '{shared[0]}' in {name} at {cell_text}; "
+                        "allowed: at most one case setting a path in each cell (make their where disjoint)"
+                    )
 
 
 # A measured value a note needs: {{metric}} or {{metric scope=group:http queue=PI}} (the report fills it).

@@ -12,6 +12,7 @@ import copy
 import functools
 import hashlib
 import itertools
+import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -226,15 +227,23 @@ def _definition_validator(definition: str) -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator({**full["$defs"][definition], "$defs": full["$defs"]})
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _schema_error(definition: str, text: str) -> str | None:
+    """describe_error of the best-matching schema error of a value (given as its canonical JSON), None if valid.
+    Cached: the cells of a sweep repeat the same queues and, across readings and seeds, the same scenarios, and
+    validating each copy anew took most of a large file's planning time."""
+    error = jsonschema.exceptions.best_match(_definition_validator(definition).iter_errors(json.loads(text)))
+    return None if error is None else describe_error(error)
+
+
 def _validate_scenario(scenario: dict, queues: dict, where: str, source: Path) -> None:
     """The scenario and named queues after a cell's levels are applied must still be valid."""
     for part, value, definition in [("scenario", scenario, "scenario")] + [
         (f"queues.{name}", queue, "ns_object") for name, queue in queues.items()
     ]:
-        validator = _definition_validator(definition)
-        error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+        error = _schema_error(definition, canonical_json(value).decode())
         if error is not None:
-            raise ConfigError(f"{source}: {where}: with this level applied, {part}.{describe_error(error)}")
+            raise ConfigError(f"{source}: {where}: with this level applied, {part}.{error}")
     check_scenario(scenario, f"{where}: with this level applied, scenario", source)
 
 
@@ -348,10 +357,16 @@ class Expansion:
             "scenario": self.exp["scenario"],
             "duration": self.exp["duration"],
             "queues": self.doc["queues"],
-            "reading": [self.reading.assignments, self.reading.where] if self.reading else None,
+            "reading": reading_material(self.reading) if self.reading else None,
             "runs": [[cell.levels, seed] for cell, seed in self._positions(start, stop)],
         }
         return hashlib.sha256(canonical_json(material)).hexdigest()[:KEY_LENGTH]
+
+
+def reading_material(reading: Reading) -> list:
+    """What a reading puts in a batch's identity: its assignments and their `where`, then its cases only when it
+    has some (so that the identity of every reading without cases stays as it was)."""
+    return [reading.assignments, reading.where, *([list(reading.cases)] if reading.cases else [])]
 
 
 def expand(

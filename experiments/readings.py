@@ -10,7 +10,13 @@ verdicts any defensible reading flips.
 Two sources of alternatives:
 - path choices (`path` + `alternatives`, or alternatives with `set`): the sensitivity
   stage makes runs with the value put at the path; they are ordinary runs with their
-  own keys, so the baseline is never run twice;
+  own keys, so the baseline is never run twice. An alternative with `cases` (a list of
+  `{where: {axis: label or [labels]}, set: {dotted.path: value}}`, on a choice without
+  `path` or `where`) sets its paths to different values in different matrix cells: each
+  cell takes the `set` of every case whose `where` matches its labels (as `in_cells`),
+  and a cell no case matches keeps the baseline's params, hence its run. A case's `where`
+  may name an axis whose levels set the same path: the case is then a reading of what
+  those levels mean. It is still one alternative, hence one reading;
 - axis choices (`axis` + `baseline`): a matrix axis already runs every reading (for the
   figures); claims are judged at the baseline level, each other level is a reading, and
   no extra run is made;
@@ -41,19 +47,25 @@ class Reading:
     metrics: dict = field(default_factory=dict)  # claim metric -> metric read instead (measure choices)
     runs: str = BASELINE  # a measure reading: the label of the reading whose runs it reads
     where: dict = field(default_factory=dict)  # dotted path -> {axis: label(s)}: the cells it changes (default all)
+    cases: tuple = ()  # ({axis: label(s)}, {dotted path: value}) of each case of a `cases` alternative, in order
 
     @property
     def is_baseline(self) -> bool:
         return not self.choices
 
     def assignments_at(self, labels: dict) -> dict:
-        """The assignments that apply in a matrix cell with these axis labels (a choice's `where`)."""
-        return {p: v for p, v in self.assignments.items() if in_cells(self.where.get(p, {}), labels)}
+        """The assignments that apply in a matrix cell with these axis labels (a choice's `where`), then the `set`
+        of each case whose `where` matches them."""
+        out = {p: v for p, v in self.assignments.items() if in_cells(self.where.get(p, {}), labels)}
+        for where, sets in self.cases:
+            if in_cells(where, labels):
+                out.update(sets)
+        return out
 
     @property
     def runs_anew(self) -> bool:
         """True when the reading needs runs of its own (a path choice); axis readings reuse the matrix's runs."""
-        return bool(self.assignments)
+        return bool(self.assignments or self.cases)
 
 
 def in_cells(where: dict, labels: dict) -> bool:
@@ -70,7 +82,10 @@ def reading_label(pairs) -> str:
 
 
 def alternative_assignments(choice: dict, alternative: dict) -> dict:
-    """{dotted path: value} that an alternative of a path choice sets."""
+    """{dotted path: value} that an alternative of a path choice sets. Of a `cases` alternative: every path its
+    cases set (each with the value of the last case setting it), for listing the paths a choice touches."""
+    if "cases" in alternative:
+        return {p: v for case in alternative["cases"] for p, v in case["set"].items()}
     if "set" in alternative:
         return dict(alternative["set"])
     return {choice["path"]: alternative["value"]}
@@ -136,14 +151,17 @@ def _combinations(choices: dict[str, dict], ids: list[str]) -> list[list[tuple[s
 
 
 def _run_reading(choices: dict[str, dict], combo: list[tuple[str, dict]]) -> Reading:
-    assignments, where = {}, {}
+    assignments, where, cases = {}, {}, []
     for cid, alt in combo:
+        if "cases" in alt:
+            cases += [(dict(case["where"]), dict(case["set"])) for case in alt["cases"]]
+            continue
         sets = alternative_assignments(choices[cid], alt)
         assignments.update(sets)
         if "where" in choices[cid]:
             where.update(dict.fromkeys(sets, choices[cid]["where"]))
     pairs = tuple((cid, alt["label"]) for cid, alt in combo)
-    return Reading(reading_label(pairs), pairs, assignments, where=where)
+    return Reading(reading_label(pairs), pairs, assignments, where=where, cases=tuple(cases))
 
 
 def axis_readings(doc: dict, experiment: str) -> list[Reading]:

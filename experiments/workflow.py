@@ -152,8 +152,9 @@ def smoke_choice_starts(doc: dict, factors: dict[str, float], duration: float) -
         for alt in choice.get("alternatives", []):
             if "value" in alt and _is_start(choice.get("path", "")):
                 alt["value"] = smoke_start(alt["value"], factor, duration)
-            for path in [p for p in alt.get("set", {}) if _is_start(p)]:
-                alt["set"][path] = smoke_start(alt["set"][path], factor, duration)
+            for sets in [alt.get("set", {}), *(case["set"] for case in alt.get("cases", []))]:
+                for path in [p for p in sets if _is_start(p)]:
+                    sets[path] = smoke_start(sets[path], factor, duration)
 
 
 def _is_start(path: str) -> bool:
