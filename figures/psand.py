@@ -35,9 +35,10 @@ sred_figure and dsred_figure: the formulas only (ns-2.35 implements neither); th
 
 Chapter 5: fec_table is comparison_table over the UDP flow's FEC metrics (Tables 5.1-5.2); fec_block_size draws
 PLRBC and PLR against k for every code of each redundancy ratio (Fig. 5.7), read from the metric names
-fec_plr_<k>_<h>_pct; fec_model_figure draws §5.5's Delta_h (Fig. 5.12) from experiments/fec_model.py; and
-fec_crossover_table sets the simulated RED/DT crossover of each code beside the model's (§5.5 against
-§5.4.1.2). Figs. 5.3-5.6 are figures.generic's metric_vs_axis and metrics_vs_axis.
+fec_plr_<k>_<h>_pct, and fec_fixed_h against k for each h, every code at its own ratio (Figs. 5.8-5.9);
+fec_model_figure draws §5.5's Delta_h (Fig. 5.12) from experiments/fec_model.py; and fec_crossover_table sets
+the simulated RED/DT crossover of each code beside the model's (§5.5 against §5.4.1.2). Figs. 5.3-5.6 and 5.10
+are figures.generic's metric_vs_axis and metrics_vs_axis.
 """
 
 from __future__ import annotations
@@ -512,6 +513,33 @@ def codes_at(rows: pd.DataFrame, ratio: float) -> list[tuple[int, int]]:
     return sorted((k, h) for k, h in found if math.isclose(h / k, ratio))
 
 
+def code_frame(rows: pd.DataFrame, ratio_axis: str, codes: Sequence[tuple[int, int]]) -> pd.DataFrame:
+    """PLRBC and PLR of each code (k, h), read from the rows at its ratio h/k (the level of `ratio_axis`), with
+    columns k, h and measure (PLRBC or PLR) added; empty when no code has values."""
+    at_ratio = rows[ratio_axis].astype(float).to_numpy()
+    parts = []
+    for k, h in codes:
+        cell = rows[np.isclose(at_ratio, h / k, rtol=1e-9, atol=0)]
+        for name, label in ((f"fec_plrbc_{k}_{h}_pct", "PLRBC"), (f"fec_plr_{k}_{h}_pct", "PLR")):
+            parts.append(cell[cell["metric"] == name].assign(k=k, h=h, measure=label))
+    return pd.concat(parts, ignore_index=True) if parts else rows.iloc[0:0]
+
+
+def _code_panel(ax, frame: pd.DataFrame, hue: str, title: str, legend: bool) -> None:
+    sns.lineplot(data=frame, x="k", y="value", hue=hue, style="measure", style_order=["PLRBC", "PLR"],
+                 markers=True, errorbar=CI_BAND, seed=BOOT_SEED, ax=ax, legend=legend)  # fmt: skip
+    ax.set_title(title, fontsize=8)
+    ax.set_ylabel("loss (%)")
+
+
+def _code_figure(fig, artifact: dict, rows: pd.DataFrame, keys: list[str], out: Path) -> list[Path]:
+    count = seed_note(rows[rows["metric"].str.startswith("fec_plr_")], keys)
+    fig.suptitle(textwrap.fill(artifact.get("caption", artifact["id"]), 110) + f"\n(mean over {count}, 95 % CI)",
+                 fontsize=9)  # fmt: skip
+    fig.tight_layout()
+    return save_figure(fig, Path(out))
+
+
 def fec_block_size(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
     """Fig. 5.7: PLRBC and PLR against the block size at a fixed redundancy ratio h/k: one panel per level of
     `panels` (h/k) and of `rows` (the number of TCP flows), one colour per level of `hue` (the queue); every
@@ -524,24 +552,30 @@ def fec_block_size(data: ExperimentData, out: Path, artifact: dict) -> list[Path
     fig, grid = plt.subplots(len(loads), len(ratios), figsize=(4 * len(ratios), 3.2 * len(loads)), squeeze=False)
     for (i, load), (j, ratio) in itertools.product(enumerate(loads), enumerate(ratios)):
         cell = rows[(rows[row_axis] == load) & (rows[panel_axis] == ratio)]
-        parts = []
-        for k, h in codes_at(cell, float(ratio)):
-            for name, label in ((f"fec_plrbc_{k}_{h}_pct", "PLRBC"), (f"fec_plr_{k}_{h}_pct", "PLR")):
-                parts.append(cell[cell["metric"] == name].assign(k=k, measure=label))
-        if not parts:
+        frame = code_frame(cell, panel_axis, codes_at(cell, float(ratio)))
+        if frame.empty:
             raise ValueError(f"{artifact['id']}: no fec_blocks code with h/k = {ratio} in {artifact['experiment']}")
-        frame = pd.concat(parts, ignore_index=True)
-        ax = grid[i][j]
-        sns.lineplot(data=frame, x="k", y="value", hue=hue, style="measure", style_order=["PLRBC", "PLR"],
-                     markers=True, errorbar=CI_BAND, seed=BOOT_SEED, ax=ax, legend=(i, j) == (0, 0))  # fmt: skip
-        ax.set_title(f"h/k = {ratio}, {load} TCP flows", fontsize=8)
-        ax.set_xlabel("k (data packets per block; h = k x h/k)")
-        ax.set_ylabel("loss (%)")
-    count = seed_note(rows[rows["metric"].str.startswith("fec_plr_")], [panel_axis, row_axis, hue])
-    fig.suptitle(textwrap.fill(artifact.get("caption", artifact["id"]), 110) + f"\n(mean over {count}, 95 % CI)",
-                 fontsize=9)  # fmt: skip
-    fig.tight_layout()
-    return save_figure(fig, Path(out))
+        _code_panel(grid[i][j], frame, hue, f"h/k = {ratio}, {load} TCP flows", legend=(i, j) == (0, 0))
+        grid[i][j].set_xlabel("k (data packets per block; h = k x h/k)")
+    return _code_figure(fig, artifact, rows, [panel_axis, row_axis, hue], out)
+
+
+def fec_fixed_h(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
+    """Figs. 5.8-5.9: PLRBC and PLR against k with h fixed, one panel per h of `fec_h`, one colour per level of `hue`
+    (the queue); each code (k, h) is read from the runs at its own ratio h/k (axis h_over_k), so the UDP rate
+    falls along each curve as Eq. 5.1 says."""
+    hue, ratio_axis = artifact["hue"], "h_over_k"
+    rows = select(data.metrics, artifact.get("where"))
+    rows = rows[rows["scope"] == "all"]
+    found = {tuple(map(int, m.groups())) for m in map(FEC_CODE.fullmatch, rows["metric"].unique()) if m}
+    fig, grid = plt.subplots(1, len(artifact["fec_h"]), figsize=(4 * len(artifact["fec_h"]), 3.4), squeeze=False)
+    for j, h in enumerate(artifact["fec_h"]):
+        frame = code_frame(rows, ratio_axis, sorted(code for code in found if code[1] == h))
+        if frame.empty:
+            raise ValueError(f"{artifact['id']}: no fec_blocks code with h = {h} measured in {artifact['experiment']}")
+        _code_panel(grid[0][j], frame, hue, f"h = {h}", legend=j == 0)
+        grid[0][j].set_xlabel("k (data packets per block)")
+    return _code_figure(fig, artifact, rows, [ratio_axis, hue], out)
 
 
 def fec_model_figure(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:

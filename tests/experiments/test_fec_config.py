@@ -20,13 +20,16 @@ def idle_times(experiment: str) -> dict[float, float]:
     return {float(ratio): level["flows.fec.app.knobs.idle_time_"] for ratio, level in levels.items()}
 
 
-@pytest.mark.parametrize("experiment", ["fec_flows", "fec_block_size"])
+FEC_EXPERIMENTS = ["fec_flows", "fec_block_size", "fec_fixed_h", "fec_sources"]
+
+
+@pytest.mark.parametrize("experiment", FEC_EXPERIMENTS)
 def test_the_udp_rate_is_eq_5_1(experiment):
     for ratio, idle in idle_times(experiment).items():
         assert idle == pytest.approx(UDP_BITS / (RHO_1 * (1 + ratio)), rel=1e-8), ratio
 
 
-@pytest.mark.parametrize("experiment", ["fec_flows", "fec_block_size"])
+@pytest.mark.parametrize("experiment", FEC_EXPERIMENTS)
 def test_every_code_counted_has_a_ratio_the_runs_send_at(experiment):
     ratios = idle_times(experiment)
     codes = PSAND["experiments"][experiment]["fec_blocks"]
@@ -38,3 +41,28 @@ def test_every_code_counted_has_a_ratio_the_runs_send_at(experiment):
 def test_fig_5_7_codes_are_the_thesis_grids():
     codes = {tuple(c) for c in PSAND["experiments"]["fec_block_size"]["fec_blocks"]}
     assert {(8 * i, 2 * i) for i in range(1, 9)} | {(10 * i, i) for i in range(1, 9)} == codes
+
+
+def test_runs_of_a_ratio_are_shared_across_experiments():
+    """A ratio two experiments both run is the same idle_time_ literal, so that their runs have one key."""
+    seen: dict[float, set] = {}
+    for experiment in FEC_EXPERIMENTS:
+        for ratio, idle in idle_times(experiment).items():
+            seen.setdefault(round(ratio, 9), set()).add(idle)
+    assert all(len(idles) == 1 for idles in seen.values()), seen
+
+
+def test_fig_5_8_codes_fix_h_and_grow_k():
+    codes = {tuple(c) for c in PSAND["experiments"]["fec_fixed_h"]["fec_blocks"]}
+    assert codes == {(k, h) for h in (1, 2, 4) for k in (4, 8, 16, 24, 32, 40, 48, 64)}
+
+
+def test_eight_sources_each_send_as_the_one_or_share_its_rate():
+    assert PSAND["experiments"]["fec_sources"]["matrix"]["product"]["sources"]["levels"] == [8]
+    (choice,) = [c for c in PSAND["choices"] if c.get("id") == "fec_source_rate"]
+    (shared,) = choice["alternatives"]
+    each = idle_times("fec_sources")
+    for case in shared["cases"]:
+        ratio = float(case["where"]["h_over_k"])
+        assert case["set"]["flows.fec.app.knobs.idle_time_"] == pytest.approx(8 * each[ratio], rel=1e-8)
+    assert {float(c["where"]["h_over_k"]) for c in shared["cases"]} == set(each)

@@ -103,3 +103,32 @@ def test_metrics_vs_axis_draws_each_metric_and_refuses_a_missing_one(tmp_path):
     assert png.stat().st_size > 10_000
     with pytest.raises(ValueError, match=r"no values of \['fec_plr_16_4_pct'\]"):
         generic.metrics_vs_axis(data, tmp_path / "g", {**artifact, "metrics": [["fec_plr_16_4_pct", "PLR", 3]]})
+
+
+def fixed_h_frame() -> pd.DataFrame:
+    """Runs at h/k 0.25 and 0.125 counted with every code of those ratios among (4, 1), (8, 1), (8, 2), (16, 2):
+    each metric's value encodes its code and ratio, so a code read at the wrong ratio shows."""
+    rows = []
+    for ratio in (0.25, 0.125):
+        for k, h in ((4, 1), (8, 1), (8, 2), (16, 2)):
+            for prefix in ("fec_plr", "fec_plrbc"):
+                rows.append({"flows": 50, "queue": "RED", "h_over_k": ratio, "seed": 1, "scope": "all",
+                             "metric": f"{prefix}_{k}_{h}_pct", "value": 100 * k + h + ratio})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_code_frame_reads_each_code_at_its_own_ratio():
+    frame = psand.code_frame(fixed_h_frame(), "h_over_k", [(4, 1), (8, 1), (16, 2)])
+    got = {(r.k, r.h, r.measure): r.value for r in frame.itertuples()}
+    assert got == {(4, 1, "PLR"): 401.25, (4, 1, "PLRBC"): 401.25, (8, 1, "PLR"): 801.125,
+                   (8, 1, "PLRBC"): 801.125, (16, 2, "PLR"): 1602.125, (16, 2, "PLRBC"): 1602.125}  # fmt: skip
+    assert psand.code_frame(fixed_h_frame(), "h_over_k", [(64, 1)]).empty
+
+
+def test_fixed_h_figure_has_a_panel_per_h_and_refuses_an_h_not_measured(tmp_path):
+    data = ExperimentData(fixed_h_frame(), pd.DataFrame(), ["flows", "queue", "h_over_k"])
+    artifact = {"id": "fig5_8", "experiment": "fec_fixed_h", "fec_h": [1, 2], "hue": "queue"}
+    (png,) = psand.fec_fixed_h(data, tmp_path / "fig5_8", artifact)
+    assert png.stat().st_size > 10_000
+    with pytest.raises(ValueError, match="no fec_blocks code with h = 4"):
+        psand.fec_fixed_h(data, tmp_path / "bad", {**artifact, "fec_h": [1, 4]})
