@@ -139,10 +139,12 @@ def queue_evolution(data: ExperimentData, out: Path, artifact: dict) -> list[Pat
 
 
 def metric_panels(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
-    """A metric against x, lines by hue, one panel per level of `panels`."""
+    """A metric against x, lines by hue, one panel per level of `panels` (only those of `levels`, if given)."""
     metric, x, hue, panel_axis = artifact["metric"], artifact["x"], artifact["hue"], artifact["panels"]
     rows = select(data.metrics, artifact.get("where"))
     rows = rows[(rows["metric"] == metric) & (rows["scope"] == "all")]
+    if "levels" in artifact:
+        rows = rows[rows[panel_axis].astype(str).isin([str(level) for level in artifact["levels"]])]
     if rows.empty:
         raise ValueError(f"{artifact['id']}: no values of metric '{metric}' in {artifact['experiment']}")
     rows = rows.assign(**{hue: rows[hue].astype(str)})
