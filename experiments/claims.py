@@ -59,7 +59,7 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
-from experiments.config import axes_of
+from experiments.config import axes_of, label_column, label_text
 
 # Two-sided 95 % Student t quantiles t(0.975, df) for df = 1..30; 1.96 beyond.
 _T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
@@ -140,8 +140,8 @@ def claim_rows(claim: dict, metrics: pd.DataFrame, fixed: dict | None = None) ->
     fixed = {axis: level for axis, level in (fixed or {}).items() if axis != claim.get("axis")}  # compared, not fixed
     for axis, label in {**fixed, **claim.get("where", {})}.items():
         if axis in rows:
-            labels = [str(x) for x in label] if isinstance(label, list) else [str(label)]
-            rows = rows[rows[axis].astype(str).isin(labels)]
+            labels = [label_text(x) for x in label] if isinstance(label, list) else [label_text(label)]
+            rows = rows[label_column(rows[axis]).isin(labels)]
     return rows
 
 
@@ -160,7 +160,7 @@ def evaluate(claim: dict, metrics: pd.DataFrame, axes: list[str], fixed: dict | 
     verdicts = []
     for key, group in groups:
         key = key if isinstance(key, tuple) else (key,)
-        label = ", ".join(f"{a}={v}" for a, v in zip(free, key, strict=True)) or "all runs"
+        label = ", ".join(f"{a}={label_text(v)}" for a, v in zip(free, key, strict=True)) or "all runs"
         if over:
             group, label = _extreme_level(group, over, rule, label)
         verdicts.append(replace(_CHECKS[claim["kind"]](claim, group, label), scope=scope_of(claim)))
@@ -169,12 +169,13 @@ def evaluate(claim: dict, metrics: pd.DataFrame, axes: list[str], fixed: dict | 
 
 def _extreme_level(group: pd.DataFrame, axis: str, rule: str, label: str) -> tuple[pd.DataFrame, str]:
     """The rows of the level of `axis` whose mean is the lowest (rule min) or highest (max), and its label."""
-    means = group.dropna(subset=["value"]).groupby(group[axis].astype(str))["value"].mean()
+    measured = group.dropna(subset=["value"])
+    means = measured.groupby(label_column(measured[axis]))["value"].mean()
     if means.empty:
         return group.iloc[0:0], label
     level = means.idxmin() if rule == "min" else means.idxmax()
     chosen = f"{axis}={level} ({rule} over {axis})"
-    return group[group[axis].astype(str) == level], chosen if label == "all runs" else f"{label}, {chosen}"
+    return group[label_column(group[axis]) == level], chosen if label == "all runs" else f"{label}, {chosen}"
 
 
 # How cells combine: a worse verdict first. `all` takes the worst cell, `any` the best; missing ranks between
@@ -248,7 +249,7 @@ def _value(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
 
 def _extreme(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
     stats = _level_stats(claim, group)
-    want = str(claim["level"])
+    want = label_text(claim["level"])
     if want not in stats.index or len(stats) < 2:
         return missing(claim)
     ordered = stats.sort_values("mean", ascending=claim["extreme"] == "min")
@@ -266,17 +267,17 @@ def _extreme(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
 
 
 def _level_stats(claim: dict, group: pd.DataFrame) -> pd.DataFrame:
-    """mean, ci95 and count of the measured values per level of the claim's axis (index: level label as text);
+    """mean, ci95 and count of the measured values per level of the claim's axis (index: its label_text);
     a level without a measured value is left out."""
     axis = claim["axis"]
     measured = group.dropna(subset=["value"])
-    return measured.groupby(measured[axis].astype(str))["value"].agg(["mean", ci95, "count"])
+    return measured.groupby(label_column(measured[axis]))["value"].agg(["mean", ci95, "count"])
 
 
 def _compare(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
     stats = _level_stats(claim, group)
-    want = str(claim["level"])
-    others = [str(x) for x in claim.get("than", [])] or [lvl for lvl in stats.index if lvl != want]
+    want = label_text(claim["level"])
+    others = [label_text(x) for x in claim.get("than", [])] or [lvl for lvl in stats.index if lvl != want]
     if want not in stats.index or not others or any(o not in stats.index for o in others):
         return missing(claim)
     sign = 1 if claim["relation"] == "greater" else -1
@@ -330,8 +331,8 @@ def _bound(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
 
 def _nearest(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
     stats = _level_stats(claim, group)
-    want, target = str(claim["level"]), str(claim["nearest"])
-    rivals = [str(x) for x in claim["among"] if str(x) not in (want, target)]
+    want, target = label_text(claim["level"]), label_text(claim["nearest"])
+    rivals = [label_text(x) for x in claim["among"] if label_text(x) not in (want, target)]
     if any(lvl not in stats.index for lvl in [want, target, *rivals]) or not rivals:
         return missing(claim)
     a = stats.loc[want]
@@ -356,7 +357,7 @@ def _nearest(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
 
 def _ratio(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
     stats = _level_stats(claim, group)
-    level, baseline = str(claim["level"]), str(claim["baseline"])
+    level, baseline = label_text(claim["level"]), label_text(claim["baseline"])
     if level not in stats.index or baseline not in stats.index:
         return missing(claim)
     if stats.loc[baseline, "mean"] == 0:
@@ -371,7 +372,7 @@ def _ratio(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
 
 
 def _slope(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
-    level, baseline = str(claim["level"]), str(claim["baseline"])
+    level, baseline = label_text(claim["level"]), label_text(claim["baseline"])
     per_stats = _level_stats(claim, group[group["metric"] == claim["per"]])
     metric_stats = _level_stats(claim, group[group["metric"] == claim["metric"]])
     if not {level, baseline} <= set(per_stats.index) & set(metric_stats.index):

@@ -9,6 +9,8 @@ from __future__ import annotations
 import difflib
 import itertools
 import json
+import math
+import numbers
 import re
 from functools import cache
 from pathlib import Path
@@ -169,16 +171,16 @@ SUBSET_KEYS = ("default_levels", "smoke_levels")
 def check_level_subsets(axis: dict, where: str, path: str) -> None:
     """Each subset names levels of the axis; smoke_levels lie within default_levels, as the smoke profile cuts the
     default profile's grid further."""
-    labels = [str(label) for label in level_labels(axis)]
+    labels = [label_text(label) for label in level_labels(axis)]
     for key in SUBSET_KEYS:
-        unknown = [str(x) for x in axis.get(key, []) if str(x) not in labels]
+        unknown = [str(x) for x in axis.get(key, []) if label_text(x) not in labels]
         if unknown:
             raise ConfigError(
                 f"{path}: {where}.{key}: no level {', '.join(unknown)}; allowed: the axis' levels ({', '.join(labels)})"
             )
     if "default_levels" in axis:
-        within = [str(x) for x in axis["default_levels"]]
-        outside = [str(x) for x in axis.get("smoke_levels", []) if str(x) not in within]
+        within = [label_text(x) for x in axis["default_levels"]]
+        outside = [str(x) for x in axis.get("smoke_levels", []) if label_text(x) not in within]
         if outside:
             raise ConfigError(
                 f"{path}: {where}.smoke_levels: level {', '.join(outside)} is not in default_levels; allowed: "
@@ -189,6 +191,64 @@ def check_level_subsets(axis: dict, where: str, path: str) -> None:
 def level_labels(axis: dict) -> list:
     levels = axis["levels"]
     return list(levels) if isinstance(levels, dict) else list(levels)
+
+
+# A number as YAML or a results table writes it: an integer, a decimal fraction, an exponent.
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_INTEGER = re.compile(r"[+-]?\d+")
+
+
+def label_text(value: Any) -> str:
+    """The one text of a level label wherever labels are compared: a number's value, not how it was written.
+
+    20, 20.0, "20.0" and numpy's 20.0 all give "20" (a parquet column mixing ints and floats reads back as float,
+    and YAML keeps 20 and 20.0 apart); 10.5 and "10.5" give "10.5". A bool is str(value) ("True", never "1");
+    an integer (or integer text) is exact; any other number (or text that reads as a finite number, YAML-style:
+    no spaces or underscores) is str(int(f)) when integral, else repr(float(f)). Anything else is str(value):
+    "1/6", "RED", and NaN as "nan". Run keys and params.json keep the labels as written: this is for comparing.
+    """
+    if _is_bool(value):
+        return str(value)
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        number = float(value)
+    elif isinstance(value, str) and _NUMBER.fullmatch(value):
+        if _INTEGER.fullmatch(value):
+            return str(int(value))
+        number = float(value)
+        if not math.isfinite(number):  # "1e999"
+            return value
+    else:
+        return str(value)
+    return str(int(number)) if number.is_integer() else repr(number)
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool) or type(value).__name__ == "bool_"  # numpy's bool is no numbers.Number
+
+
+def _is_missing(value: Any) -> bool:
+    try:
+        return value is None or bool(value != value)  # NaN, NaT
+    except TypeError:  # pandas.NA
+        return True
+
+
+def label_column(column):
+    """A pandas Series of labels as their label_text, computed once per distinct value; missing values (NaN,
+    None) stay missing, as pandas' astype(str) leaves them, so they equal no label."""
+
+    def per_row():
+        return column.map(lambda v: v if _is_missing(v) else label_text(v))
+
+    try:
+        distinct = column.unique()
+    except TypeError:  # unhashable values (a level that is a mapping)
+        return per_row()
+    if column.dtype == object and any(_is_bool(v) or (isinstance(v, numbers.Number) and v in (0, 1)) for v in distinct):
+        return per_row()  # True == 1 == 1.0: one key of a dict, one value of unique()
+    return column.map({v: label_text(v) for v in distinct if not _is_missing(v)})
 
 
 def _check_queue_names(doc: dict, path: Path) -> None:
@@ -406,7 +466,7 @@ def _check_experiment(name: str, exp: dict, path: Path, queues: dict | None = No
             raise ConfigError(f"{path}: {where}: axis name used twice in one experiment")
         seen.add(axis_name)
         labels = level_labels(axis)
-        if len({str(label) for label in labels}) != len(labels):
+        if len({label_text(label) for label in labels}) != len(labels):
             raise ConfigError(f"{path}: {where}.levels: two levels have the same label")
         targets = [axis["path"]] if "path" in axis else []
         if "path" not in axis:
@@ -455,8 +515,9 @@ def _check_where(where: dict, axes: dict, exp_name: str, at: str, path: Path) ->
         if axis not in axes:
             raise ConfigError(f"{path}: {at}: '{axis}' is not an axis of {exp_name}; axes: {', '.join(axes)}")
         labels = level_labels(axes[axis])
+        texts = {label_text(x) for x in labels}
         for label in chosen if isinstance(chosen, list) else [chosen]:
-            if label not in labels:
+            if label_text(label) not in texts:
                 raise ConfigError(
                     f"{path}: {at}.{axis}: '{label}' is not a level; levels: {', '.join(map(str, labels))}"
                 )
@@ -501,15 +562,16 @@ def _check_claim_levels(claim: dict, axes: dict, exp_name: str, where: str, path
             f"{path}: {where}.axis: '{claim['axis']}' is not an axis of {exp_name}; axes: {', '.join(axes)}"
         )
     labels = level_labels(axes[claim["axis"]])
+    texts = {label_text(x) for x in labels}
     named = [("level", claim.get("level")), ("nearest", claim.get("nearest")), ("baseline", claim.get("baseline"))]
     named += [(f"{key}[{i}]", v) for key in ("than", "among") for i, v in enumerate(claim.get(key, []))]
     for key, label in named:
-        if label is not None and label not in labels:
+        if label is not None and label_text(label) not in texts:
             raise ConfigError(
                 f"{path}: {where}.{key}: '{label}' is not a level of {claim['axis']}; "
                 f"levels: {', '.join(map(str, labels))}"
             )
-    if "baseline" in claim and str(claim["baseline"]) == str(claim.get("level")):
+    if "baseline" in claim and label_text(claim["baseline"]) == label_text(claim.get("level")):
         raise ConfigError(
             f"{path}: {where}.baseline: '{claim['baseline']}' is also the level; a ratio needs two levels"
         )
@@ -597,8 +659,8 @@ def _check_choices(doc: dict, path: Path) -> None:
             having = [n for n, e in experiments.items() if choice["axis"] in axes_of(e)]
             if not having:
                 raise ConfigError(f"{path}: {where}.axis: '{choice['axis']}' is not an axis of any experiment")
-            labels = {str(x) for n in having for x in level_labels(axes_of(experiments[n])[choice["axis"]])}
-            if str(choice["baseline"]) not in labels:
+            labels = {label_text(x) for n in having for x in level_labels(axes_of(experiments[n])[choice["axis"]])}
+            if label_text(choice["baseline"]) not in labels:
                 raise ConfigError(
                     f"{path}: {where}.baseline: '{choice['baseline']}' is not a level of {choice['axis']}; "
                     f"levels: {', '.join(sorted(labels))}"
@@ -689,7 +751,8 @@ def _check_cells_where(cells: dict, experiments: dict, targets: list[str], at: s
         axes = axes_of(experiments[name])
         _check_where({axis: [] for axis in cells}, axes, name, at, path)
         for axis in cells:
-            known.setdefault(axis, []).extend(x for x in level_labels(axes[axis]) if x not in known[axis])
+            seen = {label_text(x) for x in known.setdefault(axis, [])}
+            known[axis].extend(x for x in level_labels(axes[axis]) if label_text(x) not in seen)
     _check_where(cells, {a: {"levels": x} for a, x in known.items()}, ", ".join(targets), at, path)
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import jsonschema
 
 from experiments import mobility
-from experiments.config import ConfigError, axes_of, check_scenario, describe_error, schema, unshared
+from experiments.config import ConfigError, axes_of, check_scenario, describe_error, label_text, schema, unshared
 from experiments.readings import BASELINE, QUEUES, Reading, reading_axes
 from experiments.runkey import KEY_LENGTH, canonical_json
 from experiments.units import seconds
@@ -304,7 +304,7 @@ class Expansion:
         self.cells = []
         for cell in cells(self.exp):
             labels = {name: label for name, label, _ in sorted(cell, key=lambda entry: axes.index(entry[0]))}
-            if all(str(labels[axis]) == level for axis, level in judged_at.items()):
+            if all(label_text(labels[axis]) == label_text(level) for axis, level in judged_at.items()):
                 self.cells.append(Cell(labels, tuple(sets for _, _, sets in cell)))
         self.first, self.seeds = self.exp["seeds"]["first"], self.exp["seeds"]["count"]
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
-from experiments.config import axes_of, existing_parent, get_path, level_labels
+from experiments.config import axes_of, existing_parent, get_path, label_text, level_labels
 
 BASELINE = "baseline"
 QUEUES = "queues."  # paths into the file's named queues start with this
@@ -69,10 +69,10 @@ class Reading:
 
 
 def in_cells(where: dict, labels: dict) -> bool:
-    """Whether a cell's labels match a `where` ({axis: label or [labels]}); labels compare as text."""
+    """Whether a cell's labels match a `where` ({axis: label or [labels]}); labels compare as their label_text."""
     for axis, wanted in where.items():
-        allowed = {str(w) for w in wanted} if isinstance(wanted, list) else {str(wanted)}
-        if axis not in labels or str(labels[axis]) not in allowed:
+        allowed = {label_text(w) for w in wanted} if isinstance(wanted, list) else {label_text(wanted)}
+        if axis not in labels or label_text(labels[axis]) not in allowed:
             return False
     return True
 
@@ -173,7 +173,7 @@ def axis_readings(doc: dict, experiment: str) -> list[Reading]:
             continue
         labels = [str(x) for x in level_labels(axes[choice["axis"]])]
         for level in labels:
-            if level != str(choice["baseline"]):
+            if label_text(level) != label_text(choice["baseline"]):
                 readings.append(Reading(reading_label([(cid, level)]), ((cid, level),), {}, {choice["axis"]: level}))
     return readings
 

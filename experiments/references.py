@@ -17,7 +17,7 @@ from typing import Any
 
 from experiments import metric_registry as registry
 from experiments import readings
-from experiments.config import ConfigError, axes_of, level_labels, note_placeholders
+from experiments.config import ConfigError, axes_of, label_text, level_labels, note_placeholders
 from experiments.matrix import DEFAULT_APPS, apply_levels, axis_levels, cells, gaimd_knobs
 from experiments.ns_knobs import KnobCatalog, KnobQueryError
 
@@ -127,7 +127,7 @@ def scenario_at(experiment: dict, where: dict) -> dict:
         for name, label in where.items()
         if not isinstance(label, list)  # a list of labels leaves the axis free among them
         for level, sets in axis_levels(axes[name])
-        if str(level) == str(label)
+        if label_text(level) == label_text(label)
     ]
     return apply_levels(experiment["scenario"], {}, levels)[0]
 
@@ -176,7 +176,7 @@ def check_placeholder(metric: str, narrow: dict, claim: dict, experiment: dict, 
         if axis not in axes:
             raise ConfigError(f"{path}: {where}: '{axis}' is not an axis; axes: {', '.join(axes) or 'none'} (or scope)")
         labels = [str(x) for x in level_labels(axes[axis])]
-        if label not in labels:
+        if label_text(label) not in map(label_text, level_labels(axes[axis])):
             raise ConfigError(f"{path}: {where}: '{label}' is not a level of {axis}; levels: {', '.join(labels)}")
     scenario = scenario_at(experiment, {**claim.get("where", {}), **narrow})
     check_metric(metric, scope, scenario, experiment, where, path)
@@ -318,7 +318,7 @@ def _check_levels(artifact: dict, axes: dict, exp_name: str, where: str, path: P
     named = [artifact[key] for key in ("hue", "columns", "panels") if key in artifact]
     candidates = named or list(axes)
     for index, level in enumerate(artifact.get("levels", [])):
-        owners = [axis for axis in candidates if str(level) in map(str, level_labels(axes[axis]))]
+        owners = [axis for axis in candidates if label_text(level) in map(label_text, level_labels(axes[axis]))]
         if not owners:
             allowed = "; ".join(f"{axis}: {', '.join(map(str, level_labels(axes[axis])))}" for axis in candidates)
             owner = f"the {'/'.join(named)} axis" if named else f"any axis of {exp_name}"
@@ -350,7 +350,7 @@ def _require_default_run(levels: list, spec: dict, axis: str, where: str, path: 
     if "default_levels" not in spec:
         return
     runs = [str(x) for x in spec["default_levels"]]
-    outside = [str(x) for x in levels if str(x) not in runs]
+    outside = [str(x) for x in levels if label_text(x) not in map(label_text, spec["default_levels"])]
     if outside and (not any_of or len(outside) == len(levels)):
         raise ConfigError(
             f"{path}: {where}: {', '.join(outside)} not among {axis}'s default_levels, so the default profile never "

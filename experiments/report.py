@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from experiments import claims as claims_mod
-from experiments.config import axes_of, fill_placeholders
+from experiments.config import axes_of, fill_placeholders, label_column, label_text
 from experiments.readings import reading_axes
 
 VERDICTS = ("pass", "drift", "fail", "missing")
@@ -66,7 +66,7 @@ def fill_note(note: str, claim: dict, metrics: pd.DataFrame | None, fixed: dict 
         rows = claims_mod.claim_rows(one_metric, metrics, {**(fixed or {}), **narrow})
         for axis, label in narrow.items():  # a narrowing label also overrides the claim's own `where`
             if axis in rows:
-                rows = rows[rows[axis].astype(str) == str(label)]
+                rows = rows[label_column(rows[axis]) == label_text(label)]
         values = rows["value"].dropna()
         runs = f"{len(values)} run" + ("s" if len(values) != 1 else "")
         return f"{values.mean():.4g} (mean of {runs})" if len(values) else f"[{metric}: no value]"

@@ -132,8 +132,8 @@ def subset_matrix(matrix: dict, key: str) -> None:
 
 
 def _positions(axis: dict, key: str) -> list[int]:
-    wanted = {str(label) for label in axis[key]}
-    return [i for i, label in enumerate(config_mod.level_labels(axis)) if str(label) in wanted]
+    wanted = {config_mod.label_text(label) for label in axis[key]}
+    return [i for i, label in enumerate(config_mod.level_labels(axis)) if config_mod.label_text(label) in wanted]
 
 
 def _levels_at(axis: dict, positions: list[int]):

@@ -20,6 +20,7 @@ import pandas as pd
 import seaborn as sns
 
 from experiments import mobility
+from experiments.config import label_column
 from figures.common import (
     BOOT_SEED,
     CI_BAND,
@@ -51,8 +52,8 @@ def gains_frame(data: ExperimentData, artifact: dict) -> pd.DataFrame:
     others = [a for a in data.axes if a != SCHEME]
     preferred = {axis: data.levels.get(axis, []) for axis in data.axes}
     stats = cell_stats(rows, [*others, SCHEME], [m for m, *_ in GAIN_COLUMNS], preferred)
-    base = stats[stats[SCHEME].astype(str) == BASELINE].set_index(others)
-    over = stats[stats[SCHEME].astype(str) == CHALLENGER].set_index(others)
+    base = stats[label_column(stats[SCHEME]) == BASELINE].set_index(others)
+    over = stats[label_column(stats[SCHEME]) == CHALLENGER].set_index(others)
     frame = base[["seeds"]].copy()
     for metric, _, _, sign in GAIN_COLUMNS:
         for label, part in ((BASELINE, base), (CHALLENGER, over)):
@@ -154,7 +155,7 @@ def throughput_with_expected(data: ExperimentData, out: Path, artifact: dict) ->
     rows = _scope_all(data, artifact, metric)
     per_hop = per_hop_throughput(data.reference, metric)
     runs = pd.read_parquet(data.directory / "runs.parquet", columns=[*data.axes, "seed", "directory"])
-    runs = runs[runs[SCHEME].astype(str) == BASELINE]  # every scheme of a seed moves alike
+    runs = runs[label_column(runs[SCHEME]) == BASELINE]  # every scheme of a seed moves alike
     expected = pd.DataFrame(
         {x: runs[x].to_numpy(), "seed": runs["seed"].to_numpy(),
          "value": [expected_throughput(json.loads((Path(d) / "params.json").read_text()), per_hop)

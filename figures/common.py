@@ -27,6 +27,7 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 from experiments.claims import ci95  # noqa: E402  (the same interval as the claims' verdicts)
+from experiments.config import label_column, label_text  # noqa: E402
 
 __all__ = [
     "BOOT_SEED",
@@ -114,18 +115,18 @@ def infer_axes(table: pd.DataFrame) -> list[str]:
 
 
 def select(table: pd.DataFrame, where: dict | None) -> pd.DataFrame:
-    """The rows whose axis columns carry the given labels ({axis: label}, labels compared as
-    text, as the claims do). An unknown axis or a label no row carries is an error: a typo in
-    an experiment file must not silently give an empty figure."""
+    """The rows whose axis columns carry the given labels ({axis: label}, labels compared as their
+    label_text, as the claims do: 20 finds a float column's 20.0). An unknown axis or a label no row
+    carries is an error: a typo in an experiment file must not silently give an empty figure."""
     rows = table
     for axis, label in (where or {}).items():
         if axis not in rows.columns:
             raise ValueError(f"where: '{axis}' is not a column of the table; columns: {list(table.columns)}")
-        column = rows[axis].astype(str)
-        if not (column == str(label)).any():
-            known = sorted(set(table[axis].astype(str)))
+        matches = label_column(rows[axis]) == label_text(label)
+        if not matches.any():
+            known = sorted(set(label_column(table[axis]).dropna()))
             raise ValueError(f"where: no row has {axis} = {label!r}; levels: {known}")
-        rows = rows[column == str(label)]
+        rows = rows[matches]
     return rows
 
 
@@ -169,10 +170,11 @@ def cell_stats_markdown(frame: pd.DataFrame, axes: Sequence[str], columns: Seque
 
 
 def levels(table: pd.DataFrame, column: str, preferred: Sequence = ()) -> list:
-    """The distinct values of a column: those in `preferred` first, in that order, then the
-    others sorted (as text)."""
+    """The distinct values of a column: those in `preferred` first (labels matched by their
+    label_text), in that order, then the others sorted (as text)."""
     present = list(dict.fromkeys(table[column].tolist()))
-    first = [p for p in preferred if p in present]
+    by_text = {label_text(v): v for v in present}
+    first = list(dict.fromkeys(by_text[label_text(p)] for p in preferred if label_text(p) in by_text))
     return first + sorted((v for v in present if v not in first), key=str)
 
 

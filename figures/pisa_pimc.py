@@ -20,6 +20,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
+from experiments.config import label_column, label_text
 from figures.common import (
     ExperimentData,
     cell_stats,
@@ -72,12 +73,18 @@ def _hue(data: ExperimentData, artifact: dict, rows: pd.DataFrame) -> tuple[str,
     axis = artifact.get("hue", "queue")
     if axis not in data.axes:
         raise ValueError(f"{artifact['id']}: '{axis}' is not an axis of {artifact['experiment']}: {data.axes}")
-    present = set(rows[axis].astype(str))
-    wanted = [str(x) for x in artifact.get("levels") or levels(rows, axis, data.levels.get(axis, ()))]
+    present = set(label_column(rows[axis]).dropna())
+    wanted = [label_text(x) for x in artifact.get("levels") or levels(rows, axis, data.levels.get(axis, ()))]
     missing = [x for x in wanted if x not in present]
     if missing:
         raise ValueError(f"{artifact['id']}: no runs with {axis} = {missing}; levels: {sorted(present)}")
     return axis, wanted
+
+
+def _labelled(rows: pd.DataFrame, axis: str, wanted: list[str]) -> pd.DataFrame:
+    """The rows at the `wanted` labels (_hue's), their axis column replaced by its label text (seaborn's hue)."""
+    texts = label_column(rows[axis])
+    return rows.assign(**{axis: texts})[texts.isin(wanted)]
 
 
 def _scopes(artifact: dict) -> list[str]:
@@ -95,7 +102,7 @@ def _series_panels(data, out, artifact, metric, scopes, ylabel):
     rows = select(data.series, artifact.get("where", {}))
     rows = rows[rows["metric"] == metric]
     axis, wanted = _hue(data, artifact, rows)
-    rows = rows[rows[axis].astype(str).isin(wanted)].assign(**{axis: lambda f: f[axis].astype(str)})
+    rows = _labelled(rows, axis, wanted)
     fig, panels = plt.subplots(1, len(scopes), figsize=(6 * len(scopes), 3.8), squeeze=False, sharey=True)
     for ax, scope in zip(panels[0], scopes, strict=True):
         part = rows[rows["scope"] == scope_label(scope)]
@@ -140,8 +147,9 @@ def queue_over_time(data: ExperimentData, out: Path, artifact: dict) -> list[Pat
     rows = rows[(rows["metric"] == "queue_pkts") & (rows["scope"] == "core0")]
     axis, wanted = _hue(data, artifact, rows)
     fig, ax = plt.subplots(figsize=(7, 3.8))
+    texts = label_column(rows[axis])
     for level in wanted:
-        part = rows[rows[axis].astype(str) == level]
+        part = rows[texts == level]
         first = part[part["seed"] == part["seed"].min()].sort_values("t")
         ax.plot(first["t"], first["value"], linewidth=0.5, label=f"{level} (seed {part['seed'].min()})")
     ax.set_xlabel("Time (s)")
@@ -177,7 +185,7 @@ def distribution(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
     (Figs. 3.5, 5.10-5.12, 5.14-5.19, 5.28-5.31, 5.36-5.39)."""
     rows = distribution_values(data, artifact)
     axis, wanted = _hue(data, artifact, select(data.metrics, artifact.get("where", {})))
-    rows = rows[rows[axis].astype(str).isin(wanted)].assign(**{axis: lambda f: f[axis].astype(str)})
+    rows = _labelled(rows, axis, wanted)
     present = [level for level in wanted if (rows[axis] == level).any()]
     complementary = artifact.get("complementary", False)
     fig, ax = plt.subplots(figsize=(6, 4))
@@ -213,13 +221,13 @@ def _scoped(metrics: pd.DataFrame, columns: Sequence[tuple]) -> tuple[pd.DataFra
 def _in_order(rows: pd.DataFrame, axis: str, wanted: list[str]) -> dict:
     """cell_stats' `preferred` for the artifact's levels, in its order (labels are text; the axis' values may not)."""
     present = list(dict.fromkeys(rows[axis].tolist()))
-    return {axis: [v for w in wanted for v in present if str(v) == w]}
+    return {axis: [v for w in wanted for v in present if label_text(v) == w]}
 
 
 def _metric_table(data, out, artifact, columns, axis="queue") -> list[Path]:
     rows = select(data.metrics, artifact.get("where", {}))
     axis, wanted = _hue(data, {**artifact, "hue": artifact.get("hue", axis)}, rows)
-    rows = rows[rows[axis].astype(str).isin(wanted)]
+    rows = rows[label_column(rows[axis]).isin(wanted)]
     scoped, md_columns = _scoped(rows, columns)
     frame = cell_stats(scoped, [axis], [key for key, _, _ in md_columns], _in_order(rows, axis, wanted))
     lines = [f"**{artifact.get('caption', artifact['id'])}**", ""]
@@ -250,7 +258,7 @@ def objects_table(data: ExperimentData, out: Path, artifact: dict) -> list[Path]
     rows = select(data.metrics, artifact.get("where", {}))
     rows = rows[(rows["metric"] == "objects_completed") & (rows["scope"] == "all")]
     axis, wanted = _hue(data, artifact, rows)
-    frame = cell_stats(rows[rows[axis].astype(str).isin(wanted)], [axis], ["objects_completed"],
+    frame = cell_stats(rows[label_column(rows[axis]).isin(wanted)], [axis], ["objects_completed"],
                        _in_order(rows, axis, wanted))  # fmt: skip
     base = frame["objects_completed"].iloc[0]
     frame["improvement_pct"] = (frame["objects_completed"] / base - 1) * 100
@@ -275,8 +283,9 @@ def rtt_objects_table(data: ExperimentData, out: Path, artifact: dict) -> list[P
     groups = [s for s in levels(rows, "scope") if s.startswith("group:http")]
     groups.sort(key=lambda s: int(s.rsplit("_", 1)[1]))
     records = []
+    texts = label_column(rows[axis])
     for level in wanted:
-        at = rows[rows[axis].astype(str) == level]
+        at = rows[texts == level]
         total = at.loc[at["scope"] == "all", "value"].mean()
         for scope in [*groups, "all"]:
             values = at.loc[at["scope"] == scope, "value"]

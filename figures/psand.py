@@ -59,6 +59,7 @@ import seaborn as sns
 
 from experiments import aqm_design, fec_model
 from experiments import drop_functions as df
+from experiments.config import label_column, label_text
 from experiments.units import bandwidth_bps, seconds
 from figures.common import (
     BOOT_SEED,
@@ -144,12 +145,12 @@ def metric_panels(data: ExperimentData, out: Path, artifact: dict) -> list[Path]
     rows = select(data.metrics, artifact.get("where"))
     rows = rows[(rows["metric"] == metric) & (rows["scope"] == "all")]
     if "levels" in artifact:
-        rows = rows[rows[panel_axis].astype(str).isin([str(level) for level in artifact["levels"]])]
+        rows = rows[label_column(rows[panel_axis]).isin([label_text(level) for level in artifact["levels"]])]
     if rows.empty:
         raise ValueError(f"{artifact['id']}: no values of metric '{metric}' in {artifact['experiment']}")
-    rows = rows.assign(**{hue: rows[hue].astype(str)})
+    rows = rows.assign(**{hue: label_column(rows[hue])})
     panels = levels(rows, panel_axis, data.levels.get(panel_axis, ()))
-    hues = [str(level) for level in levels(rows, hue, data.levels.get(hue, ()))]
+    hues = levels(rows, hue, data.levels.get(hue, ()))
     fig, grid = plt.subplots(1, len(panels), figsize=(3.4 * len(panels), 3.2), sharey=True, squeeze=False)
     for ax, panel in zip(grid[0], panels, strict=True):
         part = rows[rows[panel_axis] == panel]
@@ -171,7 +172,7 @@ def queue_pmf_frame(data: ExperimentData, artifact: dict) -> pd.DataFrame:
     samples = select(data.run_table("queue", ["link", "size_packets"]), artifact.get("where"))
     samples = samples[samples["link"] == BOTTLENECK]
     if "levels" in artifact:
-        samples = samples[samples[panel_axis].astype(str).isin([str(level) for level in artifact["levels"]])]
+        samples = samples[label_column(samples[panel_axis]).isin([label_text(level) for level in artifact["levels"]])]
     if samples.empty:
         raise ValueError(f"{artifact['id']}: no queue samples of {BOTTLENECK} in {artifact['experiment']}")
     counts = samples.groupby([panel_axis, hue, "size_packets"], observed=True).size().rename("count").reset_index()
@@ -184,12 +185,13 @@ def queue_pmf(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
     """One panel per level of `panels`, P(X = x) against x with one line per level of `hue`."""
     frame = queue_pmf_frame(data, artifact)
     panel_axis, hue = artifact["panels"], artifact["hue"]
-    panels = [level for level in artifact.get("levels", levels(frame, panel_axis)) if (frame[panel_axis].astype(str)
-              == str(level)).any()]  # fmt: skip
+    panel_labels = label_column(frame[panel_axis])
+    panels = [level for level in artifact.get("levels", levels(frame, panel_axis))
+              if (panel_labels == label_text(level)).any()]  # fmt: skip
     hues = levels(frame, hue, data.levels.get(hue, ()))
     fig, grid = plt.subplots(1, len(panels), figsize=(3.4 * len(panels), 3), sharey=True, squeeze=False)
     for ax, panel in zip(grid[0], panels, strict=True):
-        part = frame[frame[panel_axis].astype(str) == str(panel)]
+        part = frame[panel_labels == label_text(panel)]
         for level in hues:
             line = part[part[hue] == level].sort_values("size_packets")
             ax.plot(line["size_packets"], line["probability"], marker=".", markersize=3, lw=0.8, label=str(level))
@@ -272,7 +274,7 @@ def comparison_frame(data: ExperimentData, artifact: dict) -> pd.DataFrame:
     rows = rows[(rows["scope"] == "all") & rows["metric"].isin(wanted)]
     column_axis = artifact["columns"]
     if "levels" in artifact:
-        rows = rows[rows[column_axis].astype(str).isin([str(level) for level in artifact["levels"]])]
+        rows = rows[label_column(rows[column_axis]).isin([label_text(level) for level in artifact["levels"]])]
     if rows.empty:
         raise ValueError(f"{artifact['id']}: no values of {wanted} in {artifact['experiment']}")
     preferred = {**data.levels, column_axis: list(artifact.get("levels", data.levels.get(column_axis, ())))}
