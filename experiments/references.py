@@ -305,6 +305,13 @@ def check_artifact(artifact: dict, doc: dict, where: str, path: Path) -> None:
         check_metric(artifact["metric"], metric_scope, scenario, experiment, f"{where}.metric", path)
     for index, (metric, _, _) in enumerate(artifact.get("metrics", [])):
         check_metric(metric, metric_scope, scenario, experiment, f"{where}.metrics[{index}]", path)
+    for index, var in enumerate(artifact.get("overlay", [])):
+        sampled = scenario.get("monitors", {}).get("queue_vars", [])
+        if var not in sampled:
+            raise ConfigError(
+                f"{path}: {where}.overlay[{index}]: '{var}' is not sampled by {exp_name}'s monitors.queue_vars; "
+                f"sampled: {', '.join(sampled) or 'none'}"
+            )
     if "table" in artifact:
         table = artifact["table"]
         if table not in RUN_TABLES:

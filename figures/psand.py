@@ -4,7 +4,9 @@
 
 queue_evolution draws, for the first seed, the bottleneck's instantaneous queue (the 0.01-s samples of
 core0) and RED's weighted average (`ave_`, sampled by monitors.queue_vars) against time: one panel per
-level of `panels` (the scheme), one row of panels per level of `rows` (the added flows).
+level of `panels` (the scheme; only `levels`, in their order, if given), one row of panels per level of `rows`
+(the added flows). `overlay` names more sampled queue variables drawn dashed over the queue (Figs. 3.8-3.14:
+PSAND's moving thresh_ and maxthresh_).
 
 metric_panels draws a per-run metric (scope all) against the `x` axis, one line per level of `hue`, one panel
 per level of `panels` (Figs. 2.12-2.16: one panel per number of flows or per (coef, gamma)), each point the mean
@@ -60,6 +62,7 @@ import seaborn as sns
 from experiments import aqm_design, fec_model
 from experiments import drop_functions as df
 from experiments.config import label_column, label_text
+from experiments.metrics import queue_var_name
 from experiments.units import bandwidth_bps, seconds
 from figures.common import (
     BOOT_SEED,
@@ -81,10 +84,14 @@ BOTTLENECK = "core0"
 PANELS_PER_ROW = 4  # queue_evolution without `rows`
 
 
+OVERLAY_NAMES = {"thresh_": "Min_th", "maxthresh_": "Max_th"}  # RED's names for the thresholds
+
+
 def evolution_frame(data: ExperimentData, artifact: dict) -> pd.DataFrame:
-    """The IQS and WAQS series of the bottleneck for the first seed, after `where`."""
+    """The IQS, WAQS and `overlay` series of the bottleneck for the first seed, after `where`."""
     series = select(data.series, artifact.get("where"))
-    series = series[(series["scope"] == BOTTLENECK) & series["metric"].isin([IQS, WAQS])]
+    wanted = [IQS, WAQS, *(queue_var_name(var) for var in artifact.get("overlay", []))]
+    series = series[(series["scope"] == BOTTLENECK) & series["metric"].isin(wanted)]
     if series.empty:
         raise ValueError(
             f"{artifact['id']}: no {IQS}/{WAQS} series of {BOTTLENECK} in {artifact['experiment']} "
@@ -106,9 +113,13 @@ def queue_evolution(data: ExperimentData, out: Path, artifact: dict) -> list[Pat
     """A grid of panels (rows x panels axes), each IQS and, where sampled, WAQS against time."""
     frame = evolution_frame(data, artifact)
     panel_axis, row_axis = artifact["panels"], artifact.get("rows")
-    panel_levels = levels(frame, panel_axis, data.levels.get(panel_axis, ()))
+    panel_levels = levels(frame, panel_axis, artifact.get("levels") or data.levels.get(panel_axis, ()))
+    if artifact.get("levels"):
+        wanted = {label_text(level) for level in artifact["levels"]}
+        panel_levels = [level for level in panel_levels if label_text(level) in wanted]
     row_levels = levels(frame, row_axis, data.levels.get(row_axis, ())) if row_axis else [None]
     layout = evolution_layout(panel_levels, row_levels)
+    overlays = [(queue_var_name(var), OVERLAY_NAMES.get(var, var)) for var in artifact.get("overlay", [])]
     width = max(len(line) for line in layout)
     fig, grid = plt.subplots(
         len(layout), width, figsize=(3.2 * width, 2.2 * len(layout)), sharex=True, sharey=True, squeeze=False
@@ -121,7 +132,9 @@ def queue_evolution(data: ExperimentData, out: Path, artifact: dict) -> list[Pat
             cell = frame[frame[panel_axis] == panel]
             if row_axis:
                 cell = cell[cell[row_axis] == row]
-            for metric, label, style in ((IQS, "IQS", {"lw": 0.4, "alpha": 0.7}), (WAQS, "WAQS", {"lw": 1.2})):
+            lines = [(IQS, "IQS", {"lw": 0.4, "alpha": 0.7}), (WAQS, "WAQS", {"lw": 1.2})]
+            lines += [(metric, name, {"lw": 1.0, "ls": "--"}) for metric, name in overlays]
+            for metric, label, style in lines:
                 points = cell[cell["metric"] == metric].sort_values("t")
                 if not points.empty:
                     ax.plot(points["t"], points["value"], label=label, **style)

@@ -88,6 +88,30 @@ def test_evolution_figure_is_drawn_and_needs_the_average(tmp_path):
         psand.evolution_frame(bare, {"id": "f", "experiment": "step_up"})
 
 
+def test_evolution_overlay_adds_the_named_variables_and_levels_pick_the_panels(tmp_path, monkeypatch):
+    series = series_frame()
+    thresholds = series[series["metric"] == "qvar_ave"].assign(metric="qvar_maxthresh", value=20.0)
+    data = ExperimentData(pd.DataFrame(), pd.concat([series, thresholds]), ["added", "scheme"])
+    plain = psand.evolution_frame(data, {"id": "f", "experiment": "e"})
+    assert "qvar_maxthresh" not in set(plain["metric"]), "a variable no overlay names is drawn"
+    artifact = {"id": "f", "experiment": "e", "panels": "scheme", "levels": ["PSAND"], "overlay": ["maxthresh_"]}
+    assert "qvar_maxthresh" in set(psand.evolution_frame(data, artifact)["metric"])
+    drawn = []
+    real_subplots = psand.plt.subplots
+
+    def spy(*args, **kwargs):
+        fig, grid = real_subplots(*args, **kwargs)
+        drawn.append(grid)
+        return fig, grid
+
+    monkeypatch.setattr(psand.plt, "subplots", spy)
+    psand.queue_evolution(data, tmp_path / "fig", artifact)
+    (grid,) = drawn
+    visible = [ax for ax in grid.flat if ax.get_visible()]
+    assert [ax.get_title() for ax in visible] == ["PSAND"], "levels do not restrict the panels"
+    assert [line.get_label() for line in visible[0].get_lines()] == ["IQS", "WAQS", "Max_th"]
+
+
 def queue_runs(tmp_path) -> ExperimentData:
     """Two runs (flows 3, PSAND and RED, one seed) with hand-made bottleneck samples, as the aggregate stage
     leaves them: runs.parquet naming each run's directory, its tables/queue.parquet and params.json."""
