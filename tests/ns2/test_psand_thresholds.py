@@ -391,6 +391,14 @@ def test_run_steps_follow_the_row(runs, name):
         for r in rows:
             p = p if r["rule"] == "first" else sandwich(p, (r["min_old"], r["max_old"]), (r["min_new"], r["max_new"]))
             expected.append(p)
+        # psand-log keeps its columns: beta is Sandwich's, the rule "sandwich" ("skip" at the first step)
+        with (runs[name] / "psand.log").open() as f:
+            plog = list(csv.DictReader(f, delimiter="\t"))
+        assert [r["rule"] for r in plog] == ["skip"] + ["sandwich"] * (len(rows) - 1)
+        widths = [r["max_new"] - r["min_new"] for r in rows]
+        assert [float(r["beta"]) for r in plog[1:]] == pytest.approx(
+            [new / old for old, new in zip(widths, widths[1:], strict=False)], rel=1e-14
+        )
     else:
         expected = psand_rule([r["k_cur"] for r in rows])
     assert [r["max_p"] for r in rows] == pytest.approx(expected, rel=1e-12, abs=0)
