@@ -42,6 +42,7 @@ class Mutant:
 
 BQM_TESTS = "tests/ns2/test_bqm.py"
 PSAND_TESTS = "tests/ns2/test_psand.py"
+THRESH_TESTS = "tests/ns2/test_psand_thresholds.py"
 MUTANTS = [
     Mutant("queue drops the arrival, not the lowest level", "queue/bqm-queue.cc",
            "if (v == 0 || v == p)\n\t\treturn false;", "if (v != 0)\n\t\treturn false;", BQM_TESTS),
@@ -81,6 +82,14 @@ MUTANTS = [
     Mutant("PSAND adapts every other interval", "queue/psand.cc",
            "adapt();\n\ttimer_.resched(edp_.interval);", "adapt();\n\ttimer_.resched(2 * edp_.interval);",
            PSAND_TESTS),
+    Mutant("PSAND thresholds: RED's linear segment not recomputed after a move", "queue/psand.cc",
+           "edv_.v_a = 1.0 / th_diff;\n\tedv_.v_b = - edp_.th_min / th_diff;", "(void)th_diff;", THRESH_TESTS),
+    Mutant("PSAND thresholds: Pseudo Drop Tail's forced drop left to use_mark_p_", "queue/red.cc",
+           "if ((!edp_.use_mark_p || force_at_max_) && ", "if ((!edp_.use_mark_p) && ", THRESH_TESTS),
+    Mutant("PSAND thresholds: the first step told by K_prev = 0, not by the flag", "queue/psand.cc",
+           "double delta = has_prev_ ? k - kprev_ : 0.0;\n\tconst char* trule;\n\tif (!has_prev_) {",
+           "double delta = kprev_ > 0 ? k - kprev_ : 0.0;\n\tconst char* trule;\n\tif (!(kprev_ > 0)) {",
+           THRESH_TESTS),
     Mutant("BLUE ignores freeze_time", "queue/blue.cc",
            "if (now - last_update_ > freeze_time_) {", "if (true) {", "tests/ns2/test_blue.py"),
     Mutant("LRED without the square root of lbar", "queue/lred.cc",
