@@ -656,7 +656,14 @@ def _check_choices(doc: dict, path: Path) -> None:
         if "alternatives" in choice:
             _check_alternatives(doc, choice, where, path)
         if "axis" in choice:
-            having = [n for n, e in experiments.items() if choice["axis"] in axes_of(e)]
+            named = choice.get("experiments", list(experiments))
+            lacking = [n for n in named if n in experiments and choice["axis"] not in axes_of(experiments[n])]
+            if "experiments" in choice and lacking:
+                raise ConfigError(
+                    f"{path}: {where}.experiments: '{lacking[0]}' has no axis '{choice['axis']}'; an axis choice "
+                    "names only experiments with that axis"
+                )
+            having = [n for n in named if choice["axis"] in axes_of(experiments[n])]
             if not having:
                 raise ConfigError(f"{path}: {where}.axis: '{choice['axis']}' is not an axis of any experiment")
             labels = {label_text(x) for n in having for x in level_labels(axes_of(experiments[n])[choice["axis"]])}

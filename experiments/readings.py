@@ -103,8 +103,13 @@ def measure_choices(doc: dict) -> dict[str, dict]:
     return {c["id"]: c for c in doc.get("choices", []) if is_measure_choice(c)}
 
 
-def axis_choices(doc: dict) -> dict[str, dict]:
-    return {c["id"]: c for c in doc.get("choices", []) if "axis" in c}
+def axis_choices(doc: dict, experiment: str | None = None) -> dict[str, dict]:
+    """The axis choices (of one experiment: those whose `experiments`, if given, name it)."""
+    return {
+        c["id"]: c
+        for c in doc.get("choices", [])
+        if "axis" in c and (experiment is None or experiment in c.get("experiments", [experiment]))
+    }
 
 
 def run_readings(doc: dict) -> list[Reading]:
@@ -168,7 +173,7 @@ def axis_readings(doc: dict, experiment: str) -> list[Reading]:
     """The readings an axis choice gives in one experiment: its baseline level first, then each other level."""
     axes = axes_of(doc["experiments"][experiment])
     readings = []
-    for cid, choice in axis_choices(doc).items():
+    for cid, choice in axis_choices(doc, experiment).items():
         if choice["axis"] not in axes:
             continue
         labels = [str(x) for x in level_labels(axes[choice["axis"]])]
@@ -181,7 +186,7 @@ def axis_readings(doc: dict, experiment: str) -> list[Reading]:
 def reading_axes(doc: dict, experiment: str) -> dict[str, str]:
     """axis -> baseline level of the axis choices present in an experiment (claims are judged there)."""
     axes = axes_of(doc["experiments"][experiment])
-    return {c["axis"]: str(c["baseline"]) for c in axis_choices(doc).values() if c["axis"] in axes}
+    return {c["axis"]: str(c["baseline"]) for c in axis_choices(doc, experiment).values() if c["axis"] in axes}
 
 
 def path_exists(doc: dict, experiment: str, dotted: str) -> bool:

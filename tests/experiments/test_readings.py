@@ -97,6 +97,19 @@ def test_an_axis_choice_judges_claims_at_its_baseline_and_offers_the_other_level
     assert readings.axis_readings(doc, "other") == [] and readings.run_readings(doc) == []
 
 
+def test_an_axis_choice_with_experiments_leaves_the_same_axis_of_other_experiments_a_sweep(tmp_path):
+    doc = yaml.safe_load(MINIMAL.read_text())
+    doc["experiments"]["twin"] = doc["experiments"]["tiny"]  # the same flows_n axis
+    choice = {"id": "flows", "what": "flows", "choice": "1", "why": "t", "axis": "flows_n", "baseline": 1}
+    path = tmp_path / "exp.yaml"
+    path.write_text(yaml.safe_dump({**doc, "choices": [{**choice, "experiments": ["tiny"]}]}))
+    named = config.load(path)
+    assert readings.reading_axes(named, "tiny") == {"flows_n": "1"} and len(readings.axis_readings(named, "tiny")) == 1
+    assert readings.reading_axes(named, "twin") == {} and readings.axis_readings(named, "twin") == []
+    path.write_text(yaml.safe_dump({**doc, "choices": [choice]}))
+    assert readings.reading_axes(config.load(path), "twin") == {"flows_n": "1"}, "without experiments: every one"
+
+
 def test_paths_reach_a_core_links_entry_and_knobs_a_file_left_out(tmp_path):
     doc = yaml.safe_load(MINIMAL.read_text())
     exp = doc["experiments"]["tiny"]
