@@ -7,7 +7,7 @@ of an `interactions` entry set together (a small factorial). Claims are judged u
 each reading exactly as under the baseline, so the sensitivity table can say which
 verdicts any defensible reading flips.
 
-Two sources of alternatives:
+Three sources of alternatives:
 - path choices (`path` + `alternatives`, or alternatives with `set`): the sensitivity
   stage makes runs with the value put at the path; they are ordinary runs with their
   own keys, so the baseline is never run twice. An alternative with `cases` (a list of
@@ -17,9 +17,10 @@ Two sources of alternatives:
   and a cell no case matches keeps the baseline's params, hence its run. A case's `where`
   may name an axis whose levels set the same path: the case is then a reading of what
   those levels mean. It is still one alternative, hence one reading;
-- axis choices (`axis` + `baseline`): a matrix axis already runs every reading (for the
-  figures); claims are judged at the baseline level, each other level is a reading, and
-  no extra run is made;
+- axis choices (`axis` + `baseline`, optionally `experiments`): a matrix axis already runs
+  every reading (for the figures); claims are judged at the baseline level, each other
+  level is a reading, and no extra run is made. Without `experiments` it concerns every
+  experiment with an axis of that name;
 - measure choices (alternatives with `metrics: {baseline metric: alternative metric}`):
   where the paper leaves open how a published number is computed from the same runs
   (e.g. a standard deviation across time bins or across flows). The reading judges the

@@ -138,7 +138,8 @@ def queue_evolution(data: ExperimentData, out: Path, artifact: dict) -> list[Pat
                 points = cell[cell["metric"] == metric].sort_values("t")
                 if not points.empty:
                     ax.plot(points["t"], points["value"], label=label, **style)
-            ax.set_title(f"{panel}" + (f", {row_axis} = {row}" if row_axis else ""), fontsize=8)
+            name = f"{panel}" if isinstance(panel, str) else f"{panel_axis} = {panel}"  # a bare 103 says nothing
+            ax.set_title(name + (f", {row_axis} = {row}" if row_axis else ""), fontsize=8)
             if i == len(layout) - 1 or (i == len(layout) - 2 and j >= len(layout[-1])):
                 ax.set_xlabel("time (s)")
             if j == 0:

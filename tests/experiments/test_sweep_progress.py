@@ -39,6 +39,24 @@ def test_the_sweep_counts_the_runs_the_targets_ask_for():
     assert total("elsewhere/readings/x") == 10  # a readings path we cannot place: every expansion
 
 
+def test_a_figure_or_table_target_counts_its_experiments_runs():
+    from experiments import workflow
+
+    expansions = {("p", "e", "baseline"): [1, 2, 3], ("p", "e", "k=4"): [1, 2], ("p", "f", "baseline"): [1],
+                  ("p", "g", "baseline"): [1, 2, 3, 4, 5]}  # fmt: skip
+    doc = {"figures": [{"id": "fig1", "experiment": "e"}, {"id": "fig2", "experiment": "f", "reference": "e"}],
+           "tables": [{"id": "table1", "experiment": "g"}]}  # fmt: skip
+    plan = workflow.Plan(files={}, expansions=expansions, docs={"p": doc}, readings={})
+
+    def total(*targets):
+        return workflow.runs_for_targets(plan, "out/res", list(targets))
+
+    assert total("out/res/p/figures/fig1.png") == 3, "a figure counts its experiment's baseline only"
+    assert total("out/res/p/figures/fig2.png") == 4, "and its reference's"
+    assert total("out/res/p/figures/fig1.png", "out/res/p/tables/table1.md") == 8
+    assert total("out/res/p/figures/unknown.png") == 9, "an unknown figure: every baseline, as before"
+
+
 def test_a_plan_counts_its_baselines_apart(tmp_path):
     from experiments import workflow
 
