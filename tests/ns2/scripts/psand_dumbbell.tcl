@@ -52,25 +52,7 @@ if {$kind == "PSAND"} {
     puts stderr "unknown kind $kind"
     exit 2
 }
-Queue/DropTail set limit_ 1000
-
-set s1 [$ns node]
-set s2 [$ns node]
-set r1 [$ns node]
-set r2 [$ns node]
-set s3 [$ns node]
-$ns duplex-link $s1 $r1 10Mb 2ms DropTail
-$ns duplex-link $s2 $r1 10Mb 3ms DropTail
-$ns simplex-link $r1 $r2 1.5Mb 20ms $qclass
-$ns simplex-link $r2 $r1 1.5Mb 20ms DropTail
-$ns duplex-link $r2 $s3 10Mb 4ms DropTail
-$ns queue-limit $r1 $r2 35
-
-set q [[$ns link $r1 $r2] queue]
-$q set queue_in_bytes_ false
-$q set bytes_ false
-$q set mean_pktsize_ 1000
-$q set q_weight_ 0
+source [file join [file dirname [info script]] lib psand_network.tcl]
 $q set gentle_ true
 if {$kind != "PSAND"} {
     $q set thresh_ 5
@@ -101,14 +83,7 @@ if {$kind == "PSAND"} {
     $q psand-log $plog
 }
 
-for {set i 0} {$i < $flows} {incr i} {
-    set src [expr {$i % 2 == 0 ? $s1 : $s2}]
-    set tcp [$ns create-connection TCP/Sack1 $src TCPSink/Sack1 $s3 $i]
-    $tcp set window_ $window
-    $tcp set packetSize_ 1000
-    set ftp [$tcp attach-app FTP]
-    $ns at [$rng uniform 0 1] "$ftp start"
-}
+psand_flows $flows $window
 
 proc finish {} {
     global ns tr rtr kind plog

@@ -73,25 +73,7 @@ if {$kind == "RUN"} {
 
 set rng [new RNG]
 $rng seed 11
-Queue/DropTail set limit_ 1000
-
-set s1 [$ns node]
-set s2 [$ns node]
-set r1 [$ns node]
-set r2 [$ns node]
-set s3 [$ns node]
-$ns duplex-link $s1 $r1 10Mb 2ms DropTail
-$ns duplex-link $s2 $r1 10Mb 3ms DropTail
-$ns simplex-link $r1 $r2 1.5Mb 20ms $qclass
-$ns simplex-link $r2 $r1 1.5Mb 20ms DropTail
-$ns duplex-link $r2 $s3 10Mb 4ms DropTail
-$ns queue-limit $r1 $r2 35
-
-set q [[$ns link $r1 $r2] queue]
-$q set queue_in_bytes_ false
-$q set bytes_ false
-$q set mean_pktsize_ 1000
-$q set q_weight_ 0
+source [file join [file dirname [info script]] lib psand_network.tcl]
 if {$kind == "RED"} {
     $q set thresh_ 5
     $q set maxthresh_ 15
@@ -124,14 +106,7 @@ proc sample {} {
 }
 $ns at 0.05 sample
 
-for {set i 0} {$i < $flows} {incr i} {
-    set src [expr {$i % 2 == 0 ? $s1 : $s2}]
-    set tcp [$ns create-connection TCP/Sack1 $src TCPSink/Sack1 $s3 $i]
-    $tcp set window_ $window
-    $tcp set packetSize_ 1000
-    set ftp [$tcp attach-app FTP]
-    $ns at [$rng uniform 0 1] "$ftp start"
-}
+psand_flows $flows $window
 
 proc finish {} {
     global ns logs
