@@ -38,7 +38,8 @@ sred_figure and dsred_figure: the formulas only (ns-2.35 implements neither); th
 Chapter 5: fec_table is comparison_table over the UDP flow's FEC metrics (Tables 5.1-5.2); fec_block_size draws
 PLRBC and PLR against k for every code of each redundancy ratio (Fig. 5.7), read from the metric names
 fec_plr_<k>_<h>_pct, and fec_fixed_h against k for each h, every code at its own ratio (Figs. 5.8-5.9);
-fec_model_figure draws §5.5's Delta_h (Fig. 5.12) from experiments/fec_model.py; and fec_crossover_table sets
+fec_model_figure draws §5.5's Delta_h (Fig. 5.12) from experiments/fec_model.py; loss_process_sketch draws Fig. 5.11
+(the discrete loss process and its batch approximation) from one run's losses; and fec_crossover_table sets
 the simulated RED/DT crossover of each code beside the model's (§5.5 against §5.4.1.2). Figs. 5.3-5.6 and 5.10
 are figures.generic's metric_vs_axis and metrics_vs_axis.
 """
@@ -76,6 +77,7 @@ from figures.common import (
     seed_note,
     seeds_text,
     select,
+    where_text,
     write_table,
 )
 
@@ -594,6 +596,47 @@ def fec_fixed_h(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
         _code_panel(grid[0][j], frame, hue, f"h = {h}", legend=j == 0)
         grid[0][j].set_xlabel("k (data packets per block)")
     return _code_figure(fig, artifact, rows, [ratio_axis, hue], out)
+
+
+SKETCH_BLOCKS = 12  # loss blocks Fig. 5.11's sketch shows
+
+
+def loss_blocks(data: ExperimentData, artifact: dict) -> tuple[pd.DataFrame, int]:
+    """The FEC flow's first SKETCH_BLOCKS blocks of consecutive losses (sink_gaps: first lost sequence number,
+    count) in the first seed's run of the cell `where` names, and that seed; raises if `where` leaves more than
+    one cell."""
+    gaps = select(data.run_table("sink_gaps", ["first", "count"]), artifact.get("where"))
+    gaps = gaps[gaps["seed"] == gaps["seed"].min()] if not gaps.empty else gaps
+    free = [axis for axis in data.axes if axis in gaps and gaps[axis].nunique() > 1]
+    if free:
+        raise ValueError(f"{artifact['id']}: `where` must name one cell; {', '.join(free)} left free")
+    if gaps.empty:
+        raise ValueError(f"{artifact['id']}: no loss in the run `where` names (sink_gaps is empty)")
+    blocks = gaps.sort_values("first").head(SKETCH_BLOCKS)[["first", "count"]].reset_index(drop=True)
+    return blocks, int(gaps["seed"].iloc[0])
+
+
+def loss_process_sketch(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
+    """Fig. 5.11 from one run: above, each lost packet of the FEC flow at its sequence number (the discrete loss
+    process); below, each block of consecutive losses as one batch arrival of its size at the block's first
+    sequence number (the continuous approximation of §5.5: the gaps within a block are ignored)."""
+    blocks, seed = loss_blocks(data, artifact)
+    lost = np.concatenate([np.arange(f, f + c) for f, c in zip(blocks["first"], blocks["count"], strict=True)])
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 3.6), sharex=True)
+    top.vlines(lost, 0, 1, lw=0.8)
+    top.set_yticks([])
+    top.set_title("discrete: each lost packet m_i", fontsize=8)
+    bottom.vlines(blocks["first"], 0, blocks["count"], lw=1.6)
+    bottom.plot(blocks["first"], blocks["count"], "o", ms=3)
+    bottom.set_ylim(0, blocks["count"].max() + 1)
+    bottom.set_ylabel("batch size A_m")
+    bottom.set_xlabel("sequence number of the FEC flow")
+    bottom.set_title("continuous: each block of losses one arrival of its size", fontsize=8)
+    caption = textwrap.fill(artifact.get("caption", artifact["id"]), 110)
+    fig.suptitle(f"{caption}\n({where_text(artifact)}, seed {seed}; the first {len(blocks)} blocks of losses)",
+                 fontsize=9)  # fmt: skip
+    fig.tight_layout()
+    return save_figure(fig, Path(out))
 
 
 def fec_model_figure(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:

@@ -132,3 +132,45 @@ def test_fixed_h_figure_has_a_panel_per_h_and_refuses_an_h_not_measured(tmp_path
     assert png.stat().st_size > 10_000
     with pytest.raises(ValueError, match="no fec_blocks code with h = 4"):
         psand.fec_fixed_h(data, tmp_path / "bad", {**artifact, "fec_h": [1, 4]})
+
+
+def gap_runs(tmp_path) -> ExperimentData:
+    """Three runs of fec_flows at 100 flows, h/k 0.0625 (RED seeds 1 and 2, DropTail seed 1), each with its
+    sink_gaps table: RED seed 1 has 15 blocks of losses, given out of order."""
+    index = []
+    for queue, seed, firsts in (("RED", 1, [70 - 5 * i for i in range(15)]), ("RED", 2, [3]), ("DropTail", 1, [9])):
+        run = tmp_path / "runs" / f"{queue}{seed}"
+        (run / "tables").mkdir(parents=True)
+        (run / "params.json").write_text('{"flows": []}')
+        gaps = pd.DataFrame({"time": 0.0, "fid": 0, "first": firsts, "count": [1 + f % 3 for f in firsts]})
+        gaps.to_parquet(run / "tables" / "sink_gaps.parquet")
+        index.append({"flows": 100, "queue": queue, "h_over_k": 0.0625, "seed": seed, "directory": str(run)})
+    pd.DataFrame(index).to_parquet(tmp_path / "runs.parquet")
+    return ExperimentData(pd.DataFrame(), pd.DataFrame(), ["flows", "queue", "h_over_k"], {}, {}, tmp_path)
+
+
+def test_fig5_11_draws_the_first_blocks_of_one_run_as_batches(tmp_path, monkeypatch):
+    data = gap_runs(tmp_path)
+    artifact = {"id": "fig5_11", "experiment": "fec_flows", "where": {"flows": 100, "queue": "RED", "h_over_k": 0.0625}}
+    blocks, seed = psand.loss_blocks(data, artifact)
+    assert seed == 1 and len(blocks) == psand.SKETCH_BLOCKS == 12
+    assert blocks["first"].tolist() == sorted(70 - 5 * i for i in range(15))[:12], "not the first blocks in order"
+    assert blocks["count"].tolist() == [1 + f % 3 for f in blocks["first"]]
+    with pytest.raises(ValueError, match="queue left free"):
+        psand.loss_blocks(data, {**artifact, "where": {"flows": 100}})
+    drawn = []
+    real_subplots = psand.plt.subplots
+
+    def spy(*args, **kwargs):
+        fig, axes = real_subplots(*args, **kwargs)
+        drawn.append(axes)
+        return fig, axes
+
+    monkeypatch.setattr(psand.plt, "subplots", spy)
+    (png,) = psand.loss_process_sketch(data, tmp_path / "fig", artifact)
+    assert png.stat().st_size > 0
+    top, bottom = drawn[0]
+    (lost,) = top.collections
+    assert len(lost.get_segments()) == blocks["count"].sum(), "one tick per lost packet"
+    heights = [segment[1][1] for segment in bottom.collections[0].get_segments()]
+    assert heights == blocks["count"].tolist(), "a batch's height is its block's size"
