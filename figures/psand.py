@@ -87,6 +87,8 @@ PANELS_PER_ROW = 4  # queue_evolution without `rows`
 
 
 OVERLAY_NAMES = {"thresh_": "Min_th", "maxthresh_": "Max_th"}  # RED's names for the thresholds
+# One colour per line in every panel, the thresholds apart from the average they bound.
+EVOLUTION_COLOURS = {"IQS": "tab:blue", "WAQS": "tab:orange", "Min_th": "tab:green", "Max_th": "tab:red"}
 
 
 def evolution_frame(data: ExperimentData, artifact: dict) -> pd.DataFrame:
@@ -124,7 +126,7 @@ def queue_evolution(data: ExperimentData, out: Path, artifact: dict) -> list[Pat
     overlays = [(queue_var_name(var), OVERLAY_NAMES.get(var, var)) for var in artifact.get("overlay", [])]
     width = max(len(line) for line in layout)
     fig, grid = plt.subplots(
-        len(layout), width, figsize=(3.2 * width, 2.2 * len(layout)), sharex=True, sharey=True, squeeze=False
+        len(layout), width, figsize=(3.2 * width, 2.6 * len(layout) + 0.4), sharex=True, sharey=True, squeeze=False
     )
     for i, line in enumerate(layout):
         for j in range(len(line), width):
@@ -139,19 +141,21 @@ def queue_evolution(data: ExperimentData, out: Path, artifact: dict) -> list[Pat
             for metric, label, style in lines:
                 points = cell[cell["metric"] == metric].sort_values("t")
                 if not points.empty:
-                    ax.plot(points["t"], points["value"], label=label, **style)
-            name = f"{panel}" if isinstance(panel, str) else f"{panel_axis} = {panel}"  # a bare 103 says nothing
-            ax.set_title(name + (f", {row_axis} = {row}" if row_axis else ""), fontsize=8)
+                    ax.plot(points["t"], points["value"], label=label, color=EVOLUTION_COLOURS.get(label), **style)
+            name = panel if isinstance(panel, str) else f"{panel_axis} = {label_text(panel)}"  # a bare 103 says nothing
+            ax.set_title(name + (f", {row_axis} = {label_text(row)}" if row_axis else ""), fontsize=8)
             if i == len(layout) - 1 or (i == len(layout) - 2 and j >= len(layout[-1])):
                 ax.set_xlabel("time (s)")
             if j == 0:
                 ax.set_ylabel("queue (packets)")
-            if i == j == 0:
-                ax.legend(fontsize=7, loc="upper left")
+    # one legend below the panels: inside the first one it hid the start of its run
+    handles, names = grid[0][0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="lower center", ncol=len(names), fontsize=7, frameon=False)
     seed = int(frame["seed"].min())
-    caption = textwrap.fill(artifact.get("caption", artifact["id"]), 110)
+    # about 13 characters of 9-point text per inch: two panels must not cut a caption set for four
+    caption = textwrap.fill(artifact.get("caption", artifact["id"]), int(13 * fig.get_figwidth()))
     fig.suptitle(f"{caption}\n(seed {seed}; bottleneck queue sampled every 0.01 s)", fontsize=9)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.35 / fig.get_figheight(), 1, 1))
     return save_figure(fig, Path(out))
 
 

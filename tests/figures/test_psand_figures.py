@@ -110,6 +110,11 @@ def test_evolution_overlay_adds_the_named_variables_and_levels_pick_the_panels(t
     visible = [ax for ax in grid.flat if ax.get_visible()]
     assert [ax.get_title() for ax in visible] == ["PSAND"], "levels do not restrict the panels"
     assert [line.get_label() for line in visible[0].get_lines()] == ["IQS", "WAQS", "Max_th"]
+    colours = [line.get_color() for line in visible[0].get_lines()]
+    assert len(set(colours)) == 3, f"a threshold drawn in the colour of a queue line: {colours}"
+    (legend,) = visible[0].figure.legends
+    assert [text.get_text() for text in legend.get_texts()] == ["IQS", "WAQS", "Max_th"]
+    assert visible[0].get_legend() is None, "the legend hides the start of the first panel's run"
 
 
 def queue_runs(tmp_path) -> ExperimentData:
