@@ -89,13 +89,15 @@ class ExperimentData:
             params = json.loads((Path(first) / "params.json").read_text())
         return cls(metrics, series, axes or infer_axes(metrics), dict(levels or {}), params, directory)
 
-    def run_table(self, kind: str, columns: Sequence[str]) -> pd.DataFrame:
+    def run_table(self, kind: str, columns: Sequence[str], where: dict | None = None) -> pd.DataFrame:
         """One parquet table kind (parsers/tables.py) of every run, concatenated: the context columns
         (axes, seed), the requested columns and, for a table with a `fid` column, `group`, the flow group of the
         row's fid in that run's params.json. For distributions pooled over runs (CDFs), which the per-run metrics
         cannot give. A run's own tables name no axis (a run directory is shared by every name that asks for its
-        key): the axes' labels come from runs.parquet."""
+        key): the axes' labels come from runs.parquet. `where` (as `select`) picks the runs before their tables
+        are read: a figure of one cell reads that cell's runs, not the experiment's."""
         runs = pd.read_parquet(self.directory / "runs.parquet", columns=[*self.axes, "seed", "directory"])
+        runs = select(runs, where)
         parts = []
         for run in runs.itertuples(index=False):
             directory = Path(run.directory)

@@ -168,7 +168,7 @@ def distribution_values(data: ExperimentData, artifact: dict) -> pd.DataFrame:
     table, column = artifact["table"], artifact["column"]
     source = OBJECT_DELAY_ENDS.get(column, column)
     read = dict.fromkeys(["fid", source, *(["start", "end"] if column in OBJECT_DELAY_ENDS else [])])
-    rows = select(data.run_table(table, list(read)), artifact.get("where", {}))
+    rows = data.run_table(table, list(read), artifact.get("where"))
     if column in OBJECT_DELAY_ENDS:
         rows = rows[rows["end"].notna()].assign(value=lambda f: f[source] - f["start"])
     else:

@@ -189,7 +189,7 @@ def metric_panels(data: ExperimentData, out: Path, artifact: dict) -> list[Path]
 def queue_pmf_frame(data: ExperimentData, artifact: dict) -> pd.DataFrame:
     """P(X = x) per panel level x hue level: the share of the bottleneck's pooled queue samples of length x."""
     panel_axis, hue = artifact["panels"], artifact["hue"]
-    samples = select(data.run_table("queue", ["link", "size_packets"]), artifact.get("where"))
+    samples = data.run_table("queue", ["link", "size_packets"], artifact.get("where"))
     samples = samples[samples["link"] == BOTTLENECK]
     if "levels" in artifact:
         samples = samples[label_column(samples[panel_axis]).isin([label_text(level) for level in artifact["levels"]])]
@@ -609,7 +609,7 @@ def loss_blocks(data: ExperimentData, artifact: dict) -> tuple[pd.DataFrame, int
     """The FEC flow's first SKETCH_BLOCKS blocks of consecutive losses (sink_gaps: first lost sequence number,
     count) in the first seed's run of the cell `where` names, and that seed; raises if `where` leaves more than
     one cell."""
-    gaps = select(data.run_table("sink_gaps", ["first", "count"]), artifact.get("where"))
+    gaps = data.run_table("sink_gaps", ["first", "count"], artifact.get("where"))
     gaps = gaps[gaps["seed"] == gaps["seed"].min()] if not gaps.empty else gaps
     free = [axis for axis in data.axes if axis in gaps and gaps[axis].nunique() > 1]
     if free:

@@ -143,6 +143,15 @@ def test_queue_pmf_is_the_share_of_the_bottleneck_samples_per_length(tmp_path):
     assert png.stat().st_size > 0
 
 
+def test_run_table_where_reads_only_the_cells_runs(tmp_path):
+    data = queue_runs(tmp_path)
+    (tmp_path / "runs" / "RED" / "tables" / "queue.parquet").unlink()  # read it and the call fails
+    table = data.run_table("queue", ["link", "size_packets"], {"scheme": "PSAND"})
+    assert set(table["scheme"]) == {"PSAND"} and len(table) == 8
+    with pytest.raises(ValueError, match="no row has scheme = 'BLUE'"):
+        data.run_table("queue", ["link"], {"scheme": "BLUE"})
+
+
 def test_metric_panels_draws_one_panel_per_level_and_needs_its_metric(tmp_path):
     cells = [(n, c, g, s) for n in (3, 103) for c in (0.5, 1) for g in (0.25, 1.5) for s in (1, 2)]
     rows = [{"flows": n, "coef": c, "gamma": g, "seed": s, "scope": "all", "metric": "bottleneck_drop_pct",
