@@ -312,6 +312,13 @@ def check_artifact(artifact: dict, doc: dict, where: str, path: Path) -> None:
                 f"{path}: {where}.overlay[{index}]: '{var}' is not sampled by {exp_name}'s monitors.queue_vars; "
                 f"sampled: {', '.join(sampled) or 'none'}"
             )
+    if "time_window" in artifact:
+        start, end = artifact["time_window"]
+        if not start < end <= experiment["duration"]:
+            raise ConfigError(
+                f"{path}: {where}.time_window: [{start}, {end}] is not a span of {exp_name}'s run; "
+                f"allowed: start < end <= its duration, {experiment['duration']:g} s"
+            )
     if "table" in artifact:
         table = artifact["table"]
         if table not in RUN_TABLES:

@@ -114,8 +114,12 @@ def evolution_layout(panel_levels: list, row_levels: list) -> list[list[tuple]]:
 
 
 def queue_evolution(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
-    """A grid of panels (rows x panels axes), each IQS and, where sampled, WAQS against time."""
+    """A grid of panels (rows x panels axes), each IQS and, where sampled, WAQS against time (over `time_window`
+    if given), with the `overlay` variables dashed."""
     frame = evolution_frame(data, artifact)
+    if "time_window" in artifact:
+        start, end = artifact["time_window"]
+        frame = frame[frame["t"].between(start, end)]
     panel_axis, row_axis = artifact["panels"], artifact.get("rows")
     panel_levels = levels(frame, panel_axis, artifact.get("levels") or data.levels.get(panel_axis, ()))
     if artifact.get("levels"):
@@ -154,7 +158,8 @@ def queue_evolution(data: ExperimentData, out: Path, artifact: dict) -> list[Pat
     seed = int(frame["seed"].min())
     # about 13 characters of 9-point text per inch: two panels must not cut a caption set for four
     caption = textwrap.fill(artifact.get("caption", artifact["id"]), int(13 * fig.get_figwidth()))
-    fig.suptitle(f"{caption}\n(seed {seed}; bottleneck queue sampled every 0.01 s)", fontsize=9)
+    shown = "" if "time_window" not in artifact else "; {:g}-{:g} s of the run".format(*artifact["time_window"])
+    fig.suptitle(f"{caption}\n(seed {seed}; bottleneck queue sampled every 0.01 s{shown})", fontsize=9)
     fig.tight_layout(rect=(0, 0.35 / fig.get_figheight(), 1, 1))
     return save_figure(fig, Path(out))
 

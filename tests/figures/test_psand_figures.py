@@ -117,6 +117,19 @@ def test_evolution_overlay_adds_the_named_variables_and_levels_pick_the_panels(t
     assert visible[0].get_legend() is None, "the legend hides the start of the first panel's run"
 
 
+def test_evolution_time_window_draws_only_that_span(tmp_path, monkeypatch):
+    data = ExperimentData(pd.DataFrame(), series_frame(), ["added", "scheme"])
+    drawn = []
+    real_subplots = psand.plt.subplots
+    monkeypatch.setattr(psand.plt, "subplots", lambda *a, **k: drawn.append(real_subplots(*a, **k)) or drawn[-1])
+    artifact = {"id": "f", "experiment": "e", "panels": "scheme", "time_window": [0.01, 0.02]}
+    psand.queue_evolution(data, tmp_path / "fig", artifact)
+    ((fig, grid),) = drawn
+    times = {t for ax in grid.flat for line in ax.get_lines() for t in line.get_xdata()}
+    assert times == {0.01, 0.02}, f"samples outside the window drawn: {sorted(times)}"
+    assert "0.01-0.02 s of the run" in fig._suptitle.get_text()
+
+
 def queue_runs(tmp_path) -> ExperimentData:
     """Two runs (flows 3, PSAND and RED, one seed) with hand-made bottleneck samples, as the aggregate stage
     leaves them: runs.parquet naming each run's directory, its tables/queue.parquet and params.json."""
