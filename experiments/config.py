@@ -687,6 +687,28 @@ def _check_choices(doc: dict, path: Path) -> None:
                 raise ConfigError(
                     f"{path}: claims[{index}].suspects: '{cid}' is not a choice id; ids: {', '.join(sorted(known))}"
                 )
+        _check_claim_reading_axes(doc, claim, index, path)
+
+
+def _check_claim_reading_axes(doc: dict, claim: dict, index: int, path: Path) -> None:
+    """A claim's `where` may not name an axis whose levels are readings of its experiment: the where would win
+    over every reading level (claims.claim_rows), so the readings could never change its verdict."""
+    from experiments import readings  # readings imports this module
+
+    if claim.get("experiment") not in doc["experiments"]:
+        return  # references.py names the unknown experiment
+    for cid, choice in readings.axis_choices(doc, claim["experiment"]).items():
+        axis = choice["axis"]
+        if (
+            axis in claim.get("where", {})
+            and axis != claim.get("axis")
+            and axis in axes_of(doc["experiments"][claim["experiment"]])
+        ):
+            raise ConfigError(
+                f"{path}: claims[{index}].where.{axis}: '{axis}' is a reading axis of {claim['experiment']} "
+                f"(choice {cid}): the claim is judged at its baseline {choice['baseline']} and at each other level "
+                "as a reading; leave the axis out of where"
+            )
 
 
 def _check_alternatives(doc: dict, choice: dict, where: str, path: Path) -> None:
