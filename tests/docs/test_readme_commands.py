@@ -219,6 +219,11 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
         "/usr/bin/time -v .venv/bin/snakemake --dry-run --config experiment_files=configs/psand.yaml "
         "results=/tmp/ch3-d2 -- /tmp/ch3-d2/psand/figures/fig3_13.png /tmp/ch3-d2/psand/tables/table3_3.md",
         f"{DRY}, one figure and one table"),
+    "/usr/bin/time -v .venv/bin/snakemake --config experiment_files=configs/psand.yaml results=/tmp/ch3-d2 -- "
+    "<the metrics.parquet of Ch. 3's 28 readings>": Substituted(
+        "/usr/bin/time -v .venv/bin/snakemake --dry-run --config experiment_files=configs/psand.yaml "
+        "results=/tmp/ch3-d2 -- '/tmp/ch3-d2/psand/table3_1/readings/t31_mode=strict/metrics.parquet'",
+        f"{DRY}, one reading's table"),
     # docs/VALIDATION.md
     ".venv/bin/python tests/ns2/suites.py --ours build/ns2/ns --reference /usr/bin/ns --markdown docs/VALIDATION.md "
     "--all": Substituted(
