@@ -233,23 +233,27 @@ def queues_used(experiment: dict) -> set[str]:
 
 
 def experiments_of(doc: dict, reading: Reading) -> list[str]:
-    """The experiments a run reading changes: those its choices name (default: every experiment where each path
-    exists), and only those with a claim to judge."""
+    """The experiments a run reading changes: those its choices name (default: every experiment where each of its
+    alternatives' paths exists), and only those with a claim to judge."""
     choices = path_choices(doc)
     out = []
     for name in doc["experiments"]:
         if not any(c["experiment"] == name for c in doc.get("claims", [])):
             continue
-        if all(_applies(doc, choices[cid], name) for cid, _ in reading.choices if cid in choices):
+        if all(_applies(doc, choices[cid], label, name) for cid, label in reading.choices if cid in choices):
             out.append(name)
     return out
 
 
-def _applies(doc: dict, choice: dict, experiment: str) -> bool:
+def _applies(doc: dict, choice: dict, label: str, experiment: str) -> bool:
+    """Whether one alternative can change an experiment: by the choice's `experiments`, or by the alternative's
+    own paths (another alternative of the choice may set queues this experiment does not use: psand's
+    gentle_segment=eq13_all sets the AREDs' knobs only, and would judge Ch. 3's PSAND claims on the baseline's
+    runs as if it were a reading)."""
     if "experiments" in choice:
         return experiment in choice["experiments"]
-    paths = {p for alt in choice["alternatives"] for p in alternative_assignments(choice, alt)}
-    return paths_apply(doc, experiment, paths)
+    (alternative,) = [alt for alt in choice["alternatives"] if alt["label"] == label]
+    return paths_apply(doc, experiment, alternative_assignments(choice, alternative))
 
 
 def paths_apply(doc: dict, experiment: str, paths) -> bool:

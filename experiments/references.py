@@ -105,13 +105,15 @@ def check_path_alternatives(doc: dict, path: Path) -> None:
     for index, choice in enumerate(doc.get("choices", [])):
         if "alternatives" not in choice or "axis" in choice or readings.is_measure_choice(choice):
             continue
-        reading = readings.Reading(label=choice["id"], choices=((choice["id"], ""),))
-        if not readings.experiments_of(doc, reading):
-            named = choice.get("experiments", "every experiment whose scenario has its paths")
-            raise ConfigError(
-                f"{path}: choices[{index}] ({choice['id']}): its alternatives change no experiment a claim reads "
-                f"(experiments: {named}); allowed: name, in `experiments`, those whose claims it should test"
-            )
+        for alternative in choice["alternatives"]:
+            reading = readings.Reading(label=choice["id"], choices=((choice["id"], alternative["label"]),))
+            if not readings.experiments_of(doc, reading):
+                named = choice.get("experiments", "every experiment whose scenario has its paths")
+                raise ConfigError(
+                    f"{path}: choices[{index}] ({choice['id']}): its alternatives change no experiment a claim reads "
+                    f"('{alternative['label']}' none; experiments: {named}); allowed: name, in `experiments`, those "
+                    "whose claims it should test"
+                )
 
 
 def scenario_at(experiment: dict, where: dict) -> dict:

@@ -344,3 +344,17 @@ def test_a_set_naming_an_undefined_queue_is_refused(tmp_path):
                                                 "set": {"queues.NOPE.knobs.limit_": 5}}]}  # fmt: skip
     with pytest.raises(config.ConfigError, match="queues.NOPE"):
         load(tmp_path, choices=[choice])
+
+
+def test_an_alternative_runs_only_where_its_own_paths_apply(tmp_path):
+    """Two alternatives of one choice that set different queues' knobs: each reading runs only in the experiments
+    that use its queue; the choice as a whole reaching both does not make either reading run in both (it would
+    judge the other experiment's claims on its baseline runs as if under that reading)."""
+    per_queue = {"id": "buffers", "what": "buffers", "choice": "default", "why": "t",
+                 "alternatives": [{"label": "red_5", "set": {"queues.RED.knobs.limit_": 5}, "why": "RED's"},
+                                  {"label": "dt_5", "set": {"queues.DT.knobs.limit_": 5}, "why": "DT's"}]}  # fmt: skip
+    doc = load(tmp_path, choices=[per_queue])
+    doc["claims"].append({**doc["claims"][0], "id": "other_claim", "experiment": "other"})
+    by_label = {r.label: r for r in readings.run_readings(doc)}
+    assert readings.experiments_of(doc, by_label["buffers=red_5"]) == ["tiny"]
+    assert readings.experiments_of(doc, by_label["buffers=dt_5"]) == ["other"]
