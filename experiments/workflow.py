@@ -115,6 +115,10 @@ def load(path: str, settings: Settings, ns_binary: Path | None = None, check: bo
                 if "stop" in group:  # the group's life shrinks with the run, as its start
                     group["stop"] = group["stop"] * factor
         smoke_choice_starts(doc, factors, settings.smoke_duration)
+        for figure in doc["figures"]:  # a window of the run shrinks with it (Fig. 3.6's 50-100 s of 100 s)
+            if "time_window" in figure:
+                factor = factors[figure["experiment"]]
+                figure["time_window"] = [round(t * factor, 9) for t in figure["time_window"]]
     return doc
 
 

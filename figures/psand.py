@@ -120,6 +120,8 @@ def queue_evolution(data: ExperimentData, out: Path, artifact: dict) -> list[Pat
     if "time_window" in artifact:
         start, end = artifact["time_window"]
         frame = frame[frame["t"].between(start, end)]
+        if frame.empty:
+            raise ValueError(f"{artifact['id']}: no queue sample in time_window [{start}, {end}] s")
     panel_axis, row_axis = artifact["panels"], artifact.get("rows")
     panel_levels = levels(frame, panel_axis, artifact.get("levels") or data.levels.get(panel_axis, ()))
     if artifact.get("levels"):

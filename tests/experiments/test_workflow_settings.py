@@ -82,6 +82,15 @@ def test_the_smoke_profile_shrinks_a_group_s_stop_with_its_starts():
     assert added["stop"] == 2.5 and added["start"] == {"first": 0.0, "every": 0.005}
 
 
+def test_the_smoke_profile_shrinks_a_figure_s_time_window_with_its_run():
+    """Fig. 3.6 draws 50-100 s of a 100-s run: in 5 s, 2.5-5 s (a window past the shortened run draws nothing)."""
+    smoke = load("configs/psand.yaml", Settings.from_config({"smoke": True, "smoke_duration": 5}))
+    (fig,) = [f for f in smoke["figures"] if f["id"] == "fig3_6"]
+    assert fig["time_window"] == [2.5, 5.0]
+    full = load("configs/psand.yaml", Settings.from_config({}))
+    assert next(f for f in full["figures"] if f["id"] == "fig3_6")["time_window"] == [50, 100]
+
+
 def _with_axes(tmp_path, product: dict, zipped: list[dict]) -> str:
     import yaml
 
