@@ -59,11 +59,30 @@ def _mapping_without_duplicates(loader: _StrictLoader, node: yaml.MappingNode, d
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)
 
 
+# The largest shipped experiment file is about 240 kB; a file 16 times that is a mistake (a trace or a
+# generated dump named by accident), refused before it is read.
+MAX_FILE_BYTES = 4 * 1024 * 1024
+
+
 def read_yaml(path: Path) -> Any:
     try:
-        text = path.read_text()
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise ConfigError(
+                f"{path}: file is {size / 2**20:.1f} MiB; an experiment file may be at most"
+                f" {MAX_FILE_BYTES // 2**20} MiB (is it the experiment file?)"
+            )
+        data = path.read_bytes()
     except OSError as err:
         raise ConfigError(f"{path}: cannot read: {err.strerror}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        raise ConfigError(
+            f"{path}:{line}:{column}: not UTF-8 (byte 0x{data[err.start]:02x}); experiment files are UTF-8 text"
+        ) from None
     try:
         return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 -- a SafeLoader subclass
     except yaml.YAMLError as err:

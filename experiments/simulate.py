@@ -17,6 +17,7 @@ import fcntl
 import json
 import shlex
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -103,6 +104,8 @@ def execute(
     final = runs_dir(results) / key
     final.parent.mkdir(parents=True, exist_ok=True)
     with _key_lock(final):
+        for stale in final.parent.glob(f".{key}.tmp-*"):  # left by a run killed mid-way (kill -9): the lock
+            shutil.rmtree(stale, ignore_errors=True)  # is ours, so no live run of this key owns it
         if final.is_dir():
             _clear_failed(final)
             return Outcome(run, key, final, "cached")
@@ -132,7 +135,9 @@ def _run(run: Run, key: str, final: Path, tools: Toolchain, after: Callable[[Run
     with open(work / "stderr.txt", "w") as err:
         proc = subprocess.run(ns_command(tools, work), stdout=subprocess.DEVNULL, stderr=err, check=False)
     problem = ""
-    if proc.returncode != 0:
+    if proc.returncode < 0:  # a crash (SIGSEGV) or a kill: the status alone would read as "-11"
+        problem = f"ns was killed by signal {-proc.returncode} ({signal.Signals(-proc.returncode).name})"
+    elif proc.returncode != 0:
         problem = f"ns exited with status {proc.returncode}"
     elif after is not None:
         try:

@@ -14,7 +14,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def expected_fragment(path: Path) -> str:
-    first = path.read_text().splitlines()[0]
+    first = path.read_bytes().decode("utf-8", errors="replace").splitlines()[0]  # not_utf8.yaml is not
     assert first.startswith("# expect: "), f"{path.name} must start with '# expect: <message fragment>'"
     return first.removeprefix("# expect: ")
 
@@ -44,6 +44,24 @@ def test_bad_file_gives_one_clear_line(path, tmp_path):
     assert expected_fragment(path) in lines[0]
     assert result.stdout == ""
     assert list(tmp_path.iterdir()) == [], "validation must not write anything"
+
+
+def test_a_50_mb_file_is_refused_before_it_is_read(tmp_path):
+    """A trace or a dump named by mistake: refused by its size, with the limit, not parsed for minutes."""
+    big = tmp_path / "input" / "sweep.yaml"
+    big.parent.mkdir()
+    line = "# " + "x" * 97 + "\n"
+    with big.open("w") as out:
+        out.write("title: big\n")
+        out.writelines(line for _ in range(500_000))
+    work = tmp_path / "work"
+    work.mkdir()
+    result = validate(big, work)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.splitlines() == [
+        f"error: {big}: file is 47.7 MiB; an experiment file may be at most 4 MiB (is it the experiment file?)"
+    ]
+    assert list(work.iterdir()) == []
 
 
 def test_the_minimal_file_is_valid(tmp_path):

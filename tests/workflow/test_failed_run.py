@@ -158,3 +158,50 @@ def test_one_key_in_two_concurrent_jobs_runs_once(tmp_path):
     assert (state / "invocations").read_text() == "x\n", "ns ran once"
     assert sorted(p.name for p in simulate.runs_dir(results).iterdir()) == [key]
     assert (simulate.runs_dir(results) / key).stat().st_mode & 0o777 == 0o755
+
+
+# ns crashing half-way in the run of seed 1: some raw output written, then SIGSEGV (as a null pointer in a
+# patched queue would); the run of any other seed completes.
+CRASHING_NS = """#!/bin/sh
+echo '{"links": []}' > "$2/meta.json"
+if grep -qx '  "seed": 1' "$2/params.json"; then
+  echo 'half a line of a trac' > "$2/packets.tr"
+  echo "about to crash" >&2
+  kill -SEGV $$
+fi
+printf 'time\\tlink\\n' > "$2/queue_monitor.tsv"
+"""
+
+
+def test_a_crash_of_ns_fails_that_run_only_and_names_the_signal(fake_tools, tmp_path):
+    tools, _ = fake_tools
+    crashing = tmp_path / "crashing-ns"
+    crashing.write_text(CRASHING_NS)
+    crashing.chmod(0o755)
+    crash_tools = simulate.Toolchain(ns=crashing, manifest=tools.manifest, driver=tools.driver)
+    results = tmp_path / "results"
+    crash, fine = one_run(), matrix.Run("p", "e", {"case": "two"}, 2, {"seed": 2, "duration": 1.0})
+    outcome, other = simulate.run_batch([crash, fine], results, crash_tools, progress=lambda _: None)
+    assert (outcome.status, other.status) == ("failed", "ran"), "the batch's other run finishes beside it"
+    assert (other.directory / "params.json").is_file()
+    assert "ns was killed by signal 11 (SIGSEGV)" in outcome.message
+    assert "about to crash" in outcome.message, "the stderr tail is in the message"
+    runs = simulate.runs_dir(results)
+    assert not (runs / outcome.key).exists(), "the half-written outputs are not a run"
+    assert not (outcome.directory / "packets.tr").exists()
+    assert (outcome.directory / "rerun.sh").read_text().splitlines()[-1].startswith(str(crashing))
+
+
+def test_a_killed_run_s_temporary_directory_goes_when_its_key_runs_again(fake_tools, tmp_path):
+    """kill -9 of the workflow leaves `.<key>.tmp-*` behind (no `finally` runs); the next run of that key, which
+    holds the key's lock, removes it. Another key's temporary directory is not touched."""
+    tools, _ = fake_tools
+    results, run = tmp_path / "results", one_run()
+    key = simulate.key_of(run, tools)
+    runs = simulate.runs_dir(results)
+    runs.mkdir(parents=True)
+    (runs / f".{key}.tmp-abc123").mkdir()
+    (runs / f".{key}.tmp-abc123" / "packets.tr").write_text("+ 0.1 2 0 tcp 10")
+    (runs / ".otherkey.tmp-def456").mkdir()
+    assert simulate.execute(run, key, results, tools).status == "ran"
+    assert sorted(p.name for p in runs.iterdir()) == [".otherkey.tmp-def456", key]

@@ -1,0 +1,176 @@
+"""The whole workflow killed with SIGKILL mid-sweep, then the same command again: no finished run runs again,
+the unfinished ones do, no temporary directory is left, and the outputs are byte-identical to those of an
+uninterrupted invocation. A second invocation on a results folder in use stops with one line and leaves the
+first unharmed. Both through Snakemake on the smoke profile, with a sweep written here (6 runs of 2-3 s)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+SWEEP = """
+paper: interrupted
+title: RED against PI on a dumbbell, long enough runs to be interrupted
+queues:
+  RED: {class: Queue/RED, knobs: {thresh_: 5, maxthresh_: 15, q_weight_: 0.002}}
+  PI: {class: Queue/PI, knobs: {qref_: 10}}
+experiments:
+  flows:
+    scenario:
+      topology:
+        kind: dumbbell
+        core_link: {bandwidth: 2Mb, delay: 10ms}
+        edge_link: {bandwidth: 10Mb, delay: 1ms}
+      core_queue: RED
+      flows:
+        tcp:
+          kind: ftp
+          agent: {class: Agent/TCP/Newreno}
+          sink: {class: Agent/TCPSink}
+    duration: 300
+    warmup: 1
+    seeds: {count: 1}
+    matrix:
+      product:
+        queue: {path: core_queue, levels: [RED, PI]}
+        flows_n: {path: flows.tcp.count, levels: [2, 4, 8]}
+claims:
+  - {id: pi_holds_delay_lower, kind: extreme, source: this test, experiment: flows,
+     metric: bottleneck_queue_delay_ms_mean, axis: queue, level: PI, extreme: min}
+"""
+RUNS = 6
+OUTCOME = re.compile(r"key=([0-9a-f]+): (ran|cached|failed)")
+
+
+def command(sweep: Path, results: Path) -> list[str]:
+    """One run per batch job, one job at a time: a kill finds some runs done and some not."""
+    return [
+        sys.executable, "-m", "snakemake", "--profile", "profiles/smoke", "--cores", "1",
+        "--config", f"experiment_files={sweep}", f"results={results}", "batch_size=1", "smoke_duration=300",
+        "--", str(results / "REPORT.md"), str(results / "interrupted" / "flows" / "metrics.parquet"),
+    ]  # fmt: skip
+
+
+def complete_runs(results: Path) -> set[str]:
+    """Run directories named by their key alone: not `.<key>.tmp-*`, not `<key>.failed`."""
+    runs = results / "runs"
+    return {p.name for p in runs.iterdir() if "." not in p.name} if runs.is_dir() else set()
+
+
+def start(cmd: list[str], log: Path) -> subprocess.Popen:
+    with open(log, "w") as out:  # the child keeps its own descriptor
+        return subprocess.Popen(cmd, cwd=REPO, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def wait_for(condition, proc: subprocess.Popen, what: str, timeout: float = 300) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert proc.poll() is None, f"the workflow ended (status {proc.returncode}) before {what}"
+        assert time.monotonic() < deadline, f"no {what} within {timeout} s"
+        time.sleep(0.2)
+
+
+def outputs(results: Path) -> dict[str, bytes]:
+    """What a user reads: the report, the experiment's metrics, and every run's parquet tables and params."""
+    files = [results / "REPORT.md", results / "interrupted" / "flows" / "metrics.parquet"]
+    for run in sorted(complete_runs(results)):
+        files += [results / "runs" / run / "params.json", *sorted((results / "runs" / run / "tables").glob("*"))]
+    return {str(f.relative_to(results)): f.read_bytes() for f in files}
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("interrupt") / "interrupted.yaml"
+    path.write_text(SWEEP)
+    return path
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(sweep, ns_binary) -> dict[str, bytes]:
+    results = sweep.parent / "uninterrupted"
+    proc = subprocess.run(command(sweep, results), cwd=REPO, capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert len(complete_runs(results)) == RUNS
+    return outputs(results)
+
+
+def test_kill_9_mid_sweep_then_the_same_command(sweep, uninterrupted, tmp_path):
+    results = sweep.parent / "killed"
+    cmd = command(sweep, results)
+    proc = start(cmd, tmp_path / "first.log")
+    try:
+        wait_for(lambda: len(complete_runs(results)) >= 2, proc, "two finished runs")
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # Snakemake, its job threads and the ns running under them
+        proc.wait()
+    finished = complete_runs(results)
+    assert 2 <= len(finished) < RUNS, "the kill came after the sweep had finished: nothing was interrupted"
+
+    again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=1200)
+    assert again.returncode == 0, again.stderr[-3000:]
+    said = dict(OUTCOME.findall(again.stdout + again.stderr))
+    ran = {key for key, status in said.items() if status == "ran"}
+    assert not ran & finished, "a run finished before the kill ran again"
+    assert ran | finished == complete_runs(results) and len(complete_runs(results)) == RUNS
+    assert "failed" not in said.values()
+    leftovers = [p.name for p in (results / "runs").iterdir() if "." in p.name]
+    assert leftovers == [], "temporary or failed directories left behind"
+    assert outputs(results) == uninterrupted, "the resumed sweep's outputs differ from an uninterrupted one's"
+
+
+def test_a_second_invocation_on_a_results_folder_in_use_stops_and_the_first_is_unharmed(sweep, uninterrupted, tmp_path):
+    results = sweep.parent / "contended"
+    cmd = command(sweep, results)
+    first = start(cmd, tmp_path / "first.log")
+    lock = results / ".workflow.lock"
+    wait_for(lambda: lock.is_file() and "pid" in lock.read_text(), first, "the first invocation's lock")
+    second = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert first.wait(timeout=1200) == 0, (tmp_path / "first.log").read_text()[-3000:]
+
+    assert second.returncode == 2, second.stderr[-3000:]
+    errors = [line for line in second.stderr.splitlines() if line.startswith("error:")]
+    assert errors == [
+        f"error: {results}: another snakemake is running on this results folder ({lock.read_text().strip()}); "
+        "wait for it to finish or stop it, then run the same command again"
+    ]
+    assert "Traceback" not in second.stderr
+    assert not re.search(OUTCOME, second.stdout + second.stderr), "the second invocation ran nothing"
+    assert outputs(results) == uninterrupted
+
+
+def test_a_stamp_left_from_before_does_not_hide_a_missing_results_folder(sweep, uninterrupted, tmp_path):
+    """Snakemake counts a job whose output exists as done even when its inputs are gone: the stamp
+    `reproduce-all` of an earlier invocation made `snakemake reproduce-all` a no-op ("Nothing to be done") once
+    its results folder was deleted. The stamp is made here by a real invocation (so that Snakemake holds its
+    metadata, as after any sweep) over a copy of the uninterrupted folder; the copy is then deleted, and a dry
+    run into it must list every run's batch. The stamp is the checkout's own (ignored by git): this test
+    rewrites it."""
+
+    def reproduce_all(results: Path, *options: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "snakemake", *options, "--profile", "profiles/smoke", "--cores", "1",
+             "--config", f"experiment_files={sweep}", f"results={results}", "batch_size=1", "smoke_duration=300",
+             "--", "reproduce-all"],
+            cwd=REPO, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+
+    results = tmp_path / "results"
+    shutil.copytree(sweep.parent / "uninterrupted", results)
+    made = reproduce_all(results)
+    assert made.returncode == 0 and (REPO / "reproduce-all").is_file(), made.stderr[-3000:]
+    shutil.rmtree(results)
+    proc = reproduce_all(results, "--dry-run")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    stats = dict(re.findall(r"^(\w+)\s+(\d+)$", proc.stdout, flags=re.M))
+    assert stats.get("simulate_batch") == str(RUNS) and stats.get("reproduce_all") == "1", proc.stdout[-2000:]
+    assert not results.exists()
