@@ -15,39 +15,22 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
+from test_unshipped_sweep import SWEEP as UNSHIPPED_SWEEP
 
 REPO = Path(__file__).resolve().parents[2]
 
-SWEEP = """
-paper: interrupted
-title: RED against PI on a dumbbell, long enough runs to be interrupted
-queues:
-  RED: {class: Queue/RED, knobs: {thresh_: 5, maxthresh_: 15, q_weight_: 0.002}}
-  PI: {class: Queue/PI, knobs: {qref_: 10}}
-experiments:
-  flows:
-    scenario:
-      topology:
-        kind: dumbbell
-        core_link: {bandwidth: 2Mb, delay: 10ms}
-        edge_link: {bandwidth: 10Mb, delay: 1ms}
-      core_queue: RED
-      flows:
-        tcp:
-          kind: ftp
-          agent: {class: Agent/TCP/Newreno}
-          sink: {class: Agent/TCPSink}
-    duration: 300
-    warmup: 1
-    seeds: {count: 1}
-    matrix:
-      product:
-        queue: {path: core_queue, levels: [RED, PI]}
-        flows_n: {path: flows.tcp.count, levels: [2, 4, 8]}
-claims:
-  - {id: pi_holds_delay_lower, kind: extreme, source: this test, experiment: flows,
-     metric: bottleneck_queue_delay_ms_mean, axis: queue, level: PI, extreme: min}
-"""
+
+def sweep_text() -> str:
+    """test_unshipped_sweep's dumbbell (RED against PI, 2, 4 and 8 flows) with one seed, no figure and runs
+    long enough (300 simulated s, 2-3 s each) to be interrupted."""
+    doc = yaml.safe_load(UNSHIPPED_SWEEP)
+    doc["paper"] = "interrupted"
+    doc.pop("figures")
+    doc["experiments"]["flows"].update(duration=300, seeds={"count": 1})
+    return yaml.safe_dump(doc, sort_keys=False)
+
+
 RUNS = 6
 OUTCOME = re.compile(r"key=([0-9a-f]+): (ran|cached|failed)")
 
@@ -91,7 +74,7 @@ def outputs(results: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def sweep(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("interrupt") / "interrupted.yaml"
-    path.write_text(SWEEP)
+    path.write_text(sweep_text())
     return path
 
 
