@@ -70,6 +70,11 @@ class Outcome:
     message: str = ""
 
 
+# Below this much free space after a failed run, the failure is reported as a full disk: ns's trace filled it
+# (ns then exits with status 1 and often an empty stderr, which could not be written either).
+FULL_DISK_BYTES = 1 << 20
+
+
 def runs_dir(results: Path) -> Path:
     """Every run directory of every paper, named by key: a run found under its key is reused whichever paper,
     experiment or level label asks for it."""
@@ -144,6 +149,8 @@ def _run(run: Run, key: str, final: Path, tools: Toolchain, after: Callable[[Run
             after(run, key, work)
         except Exception as exc:  # noqa: BLE001 -- any post-processing failure fails this run only
             problem = f"post-processing failed: {type(exc).__name__}: {exc}"
+    if problem and (free := shutil.disk_usage(work).free) < FULL_DISK_BYTES:  # ns's own error may be lost with it
+        problem += f"; the results folder's file system is full ({free} bytes free): free space and rerun"
     seconds = time.monotonic() - started
     if not problem:
         (work / "stderr.txt").unlink()

@@ -1,7 +1,8 @@
 """The whole workflow killed with SIGKILL mid-sweep, then the same command again: no finished run runs again,
 the unfinished ones do, no temporary directory is left, and the outputs are byte-identical to those of an
 uninterrupted invocation. A second invocation on a results folder in use stops with one line and leaves the
-first unharmed. Both through Snakemake on the smoke profile, with a sweep written here (6 runs of 2-3 s)."""
+first unharmed. A disk that fills up fails each run cleanly, and once space is freed the same command gives
+the uninterrupted outputs. Both through Snakemake on the smoke profile, with a sweep written here (6 runs of 2-3 s)."""
 
 from __future__ import annotations
 
@@ -157,3 +158,36 @@ def test_a_stamp_left_from_before_does_not_hide_a_missing_results_folder(sweep, 
     stats = dict(re.findall(r"^(\w+)\s+(\d+)$", proc.stdout, flags=re.M))
     assert stats.get("simulate_batch") == str(RUNS) and stats.get("reproduce_all") == "1", proc.stdout[-2000:]
     assert not results.exists()
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 4 MiB tmpfs: a run's packet trace fills it (mounting needs root, which CI has)."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root (CI runs as root)")
+    mount = tmp_path / "small"
+    mount.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)], check=True)
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "--lazy", str(mount)], check=True)
+
+
+def test_a_full_disk_fails_each_run_cleanly_and_nothing_corrupt_is_kept(sweep, uninterrupted, small_disk):
+    results = small_disk / "results"
+    cmd = command(sweep, results)
+    full = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=1200)
+    assert full.returncode != 0
+    said = dict(OUTCOME.findall(full.stdout + full.stderr))
+    assert len(said) == RUNS and set(said.values()) == {"failed"}, said
+    assert "the results folder's file system is full" in full.stdout + full.stderr
+    assert complete_runs(results) == set(), "a run written to a full disk was kept"
+    assert not (results / "interrupted" / "flows" / "metrics.parquet").exists(), "nothing partial aggregated"
+
+    subprocess.run(["mount", "-o", "remount,size=1g", str(small_disk)], check=True)  # space freed
+    again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=1200)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert set(dict(OUTCOME.findall(again.stdout + again.stderr)).values()) == {"ran"}
+    assert [p.name for p in (results / "runs").iterdir() if "." in p.name] == [], "failed dirs outlive their fix"
+    assert outputs(results) == uninterrupted
