@@ -6,6 +6,7 @@ the uninterrupted outputs. Both through Snakemake on the smoke profile, with a s
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -22,13 +23,13 @@ from test_unshipped_sweep import SWEEP as UNSHIPPED_SWEEP
 REPO = Path(__file__).resolve().parents[2]
 
 
-def sweep_text() -> str:
+def sweep_text(first_seed: int = 1) -> str:
     """test_unshipped_sweep's dumbbell (RED against PI, 2, 4 and 8 flows) with one seed, no figure and runs
     long enough (300 simulated s, 2-3 s each) to be interrupted."""
     doc = yaml.safe_load(UNSHIPPED_SWEEP)
     doc["paper"] = "interrupted"
     doc.pop("figures")
-    doc["experiments"]["flows"].update(duration=300, seeds={"count": 1})
+    doc["experiments"]["flows"].update(duration=300, seeds={"count": 1, "first": first_seed})
     return yaml.safe_dump(doc, sort_keys=False)
 
 
@@ -191,3 +192,36 @@ def test_a_full_disk_fails_each_run_cleanly_and_nothing_corrupt_is_kept(sweep, u
     assert set(dict(OUTCOME.findall(again.stdout + again.stderr)).values()) == {"ran"}
     assert [p.name for p in (results / "runs").iterdir() if "." in p.name] == [], "failed dirs outlive their fix"
     assert outputs(results) == uninterrupted
+
+
+def test_another_seed_gives_other_runs(sweep, uninterrupted, tmp_path):
+    """The same sweep from seed 2: each cell's run differs from seed 1's in its seed only, and in every table."""
+    other = tmp_path / "seed2.yaml"
+    other.write_text(sweep_text(first_seed=2))
+    results = tmp_path / "results"
+    proc = subprocess.run(command(other, results), cwd=REPO, capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    seed2 = outputs(results)
+
+    def runs_by_cell(files: dict[str, bytes]) -> dict[str, tuple[int, str]]:
+        """cell (params without the seed) -> (seed, run folder relative to the results folder)"""
+        cells = {}
+        for name, content in files.items():
+            if name.endswith("/params.json"):
+                params = json.loads(content)
+                cells[json.dumps({k: v for k, v in params.items() if k != "seed"}, sort_keys=True)] = (
+                    params["seed"],
+                    name.removesuffix("/params.json"),
+                )
+        return cells  # fmt: skip
+
+    first, second = runs_by_cell(uninterrupted), runs_by_cell(seed2)
+    assert first.keys() == second.keys() and len(first) == RUNS, "the same cells, apart from the seed"
+    for cell, (seed, run) in first.items():
+        other_seed, other_run = second[cell]
+        assert (seed, other_seed) == (1, 2)
+        tables = [name for name in uninterrupted if name.startswith(f"{run}/tables/")]
+        assert tables
+        for name in tables:
+            theirs = seed2.get(name.replace(run, other_run, 1))
+            assert theirs is not None and theirs != uninterrupted[name], f"{name}: seeds 1 and 2 give the same bytes"

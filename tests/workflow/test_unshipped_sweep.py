@@ -144,3 +144,5 @@ def test_sweep_split_over_batches_aggregates_every_run_once(sweep_file, one_batc
     assert not metrics.duplicated(order).any()
     assert metrics["run_key"].nunique() == 6 and len(metrics) == len(reference) > 6
     pd.testing.assert_frame_equal(metrics, reference)
+    figure = Path("red_pi_flows") / "figures" / "delay_vs_flows.png"
+    assert (split / figure).read_bytes() == (one / figure).read_bytes(), "the figure of two invocations differs"
