@@ -361,6 +361,21 @@ def check_wireless(scenario: dict, where: str, path: Path) -> None:
         check_flow_group(group, at, path)
 
 
+def check_queue(queue: dict, where: str, path: Path) -> None:
+    """Values no queue can have: a buffer of no packets, RED's Min_th above its Max_th."""
+    knobs = queue.get("knobs", {})
+    limit = knobs.get("limit_")
+    if isinstance(limit, int | float) and limit < 1:
+        raise ConfigError(f"{path}: {where}.knobs.limit_: {limit} packets holds nothing; allowed: at least 1")
+    low, high = knobs.get("thresh_"), knobs.get("maxthresh_")
+    red = queue["class"] == "Queue/RED" or queue["class"].startswith("Queue/RED/")
+    if red and isinstance(low, int | float) and isinstance(high, int | float) and 0 < high < low:
+        raise ConfigError(
+            f"{path}: {where}.knobs: thresh_ {low} is above maxthresh_ {high}; allowed: thresh_ <= maxthresh_ "
+            "(or maxthresh_ 0, which ns-2 sets to 3 thresh_)"
+        )
+
+
 def check_scenario(scenario: dict, where: str, path: Path) -> None:
     """What the schema cannot say about a scenario; `where` is e.g. 'experiments.x.scenario'."""
     topo = scenario["topology"]
@@ -373,6 +388,15 @@ def check_scenario(scenario: dict, where: str, path: Path) -> None:
             f"{path}: {where}.topology.{wireless_only[0]}: a field of wireless topologies only; "
             f"a {topo['kind']} has core_link, edge_link, core_nodes, core_links, sink_loss"
         )
+    links = {"core_link": topo.get("core_link"), "edge_link": topo.get("edge_link")}
+    links |= {f"core_links[{i}]": link for i, link in enumerate(topo.get("core_links", []))}
+    for name, link in links.items():
+        bandwidth = (link or {}).get("bandwidth")  # a core_links entry may leave it to core_link
+        if bandwidth is not None and float(re.match(r"[0-9.]+(e[0-9]+)?", bandwidth).group()) == 0:
+            raise ConfigError(
+                f"{path}: {where}.topology.{name}.bandwidth: {bandwidth!r} carries nothing; allowed: a positive "
+                "bandwidth"
+            )
     core_nodes = topo.get("core_nodes", 2)
     if topo["kind"] == "dumbbell" and core_nodes != 2:
         raise ConfigError(f"{path}: {where}.topology.core_nodes: a dumbbell has 2 core nodes; use kind chain")
@@ -463,6 +487,7 @@ def _check_experiment(name: str, exp: dict, path: Path, queues: dict | None = No
                 f"allowed: at most duration ({exp['duration']})"
             )
     seen: set[str] = set()
+    set_by: dict[str, str] = {}
     for group_index, group in enumerate(exp.get("matrix", {}).get("zip", [])):
         sizes = {axis: len(level_labels(spec)) for axis, spec in group.items()}
         if len(set(sizes.values())) > 1:
@@ -496,6 +521,12 @@ def _check_experiment(name: str, exp: dict, path: Path, queues: dict | None = No
             targets = sorted({p for level in axis["levels"].values() for p in level})
         for target in targets:
             _check_target(exp["scenario"], target, f"{where}", path, queues)
+            if target in set_by:  # the later axis would silently overwrite the earlier one's level in every cell
+                raise ConfigError(
+                    f"{path}: {where}: sets {target}, which axis {set_by[target]} sets too; allowed: one axis per "
+                    "path (to move two values together, zip their axes or give one axis both paths per level)"
+                )
+            set_by[target] = axis_name
 
 
 def _check_target(scenario: dict, dotted: str, where: str, path: Path, queues: dict | None = None) -> None:

@@ -21,7 +21,16 @@ from typing import Any
 import jsonschema
 
 from experiments import mobility
-from experiments.config import ConfigError, axes_of, check_scenario, describe_error, label_text, schema, unshared
+from experiments.config import (
+    ConfigError,
+    axes_of,
+    check_queue,
+    check_scenario,
+    describe_error,
+    label_text,
+    schema,
+    unshared,
+)
 from experiments.readings import BASELINE, QUEUES, Reading, reading_axes
 from experiments.runkey import KEY_LENGTH, canonical_json
 from experiments.units import seconds
@@ -245,6 +254,19 @@ def _validate_scenario(scenario: dict, queues: dict, where: str, source: Path) -
         if error is not None:
             raise ConfigError(f"{source}: {where}: with this level applied, {part}.{error}")
     check_scenario(scenario, f"{where}: with this level applied, scenario", source)
+    for name, queue in queues.items():
+        check_queue(queue, f"{where}: with this level applied, queues.{name}", source)
+    topology = scenario["topology"]
+    inline = {
+        "core_queue": scenario.get("core_queue"),
+        "topology.edge_link.queue": topology.get("edge_link", {}).get("queue"),
+    }
+    inline |= {
+        f"topology.core_links[{i}].queue": link.get("queue") for i, link in enumerate(topology.get("core_links", []))
+    }
+    for at, ref in inline.items():
+        if isinstance(ref, dict):  # a class with knobs written in place (a name is one of `queues`, checked above)
+            check_queue(ref, f"{where}: with this level applied, scenario.{at}", source)
 
 
 def resolve_params(exp: dict, seed: int, scenario: dict, queues: dict) -> dict:
