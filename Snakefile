@@ -10,7 +10,8 @@
 # a stamp left from an earlier invocation would make `snakemake reproduce-all` a no-op after
 # results/ was deleted. So each stamp's params hold a token new at every invocation
 # (params are a rerun trigger): its job always runs, and with it every job whose output it
-# needs and misses.
+# needs and misses. A run that failed does not stop the workflow (workflows/simulate.smk): the
+# stamps are made last, and then fail, listing the failed runs, so the command exits non-zero.
 
 from glob import glob
 from pathlib import Path
@@ -39,6 +40,7 @@ rule reproduce_all:
         invocation=INVOCATION,
     run:
         write_stamp(input, output[0])
+        wf.raise_for_failed_runs(PLAN, RESULTS, False, log[0])
 
 
 rule sensitivity_all:
@@ -53,3 +55,4 @@ rule sensitivity_all:
         invocation=INVOCATION,
     run:
         write_stamp(input, output[0])
+        wf.raise_for_failed_runs(PLAN, RESULTS, True, log[0])

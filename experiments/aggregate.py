@@ -4,7 +4,9 @@ Reads the batch records the simulate stage wrote, joins each run's names (paper,
 experiment, level labels, reading: from the file as it is now, by the run's position
 in the experiment's order; a run directory names none of them), computes each run's
 metrics from its parquet tables (experiments.metrics) and writes, per experiment:
-  runs.parquet     one row per run: context columns, run_key, directory
+  runs.parquet     one row per complete run: context columns, run_key, directory
+  failed.parquet   one row per failed run (left out of every other table): context columns, run_key,
+                   directory (its <key>.failed/), message, rerun
   metrics.parquet  context columns + scope, metric, value
   series.parquet   context columns + scope, metric, t, value
 Context columns: paper, experiment, one column per matrix axis, seed, run_key.
@@ -159,11 +161,15 @@ def aggregate(
     if seeds != [context["seed"] for context in contexts]:
         raise RecordsMismatch(f"{len(runs)} runs in the batch records, {len(contexts)} in the plan, or their seeds "
                               "differ: the records were made by another plan; rerun the simulate stage")  # fmt: skip
-    metrics, series, index = [], [], []
+    metrics, series, index, failed = [], [], [], []
     code = metrics_code_digest()
-    tally = Progress(label, len(runs))
+    tally = Progress(label, sum(entry["status"] != "failed" for entry in runs))
     for entry, context in zip(runs, contexts, strict=True):
         directory = Path(entry["directory"])
+        if entry["status"] == "failed":  # no run directory: nothing of it is aggregated
+            failed.append({**context, "run_key": entry["key"], "directory": str(directory),
+                           "message": entry["message"], "rerun": entry["rerun"]})  # fmt: skip
+            continue
         cache = directory.parent.parent / "metrics-cache" if use_cache else None
         run_m, run_s, hit = cached_run_metrics(directory, warmup, analysis, keep_series, cache, code)
         line = tally(hit)
@@ -172,7 +178,13 @@ def aggregate(
         metrics.append(_with_context(run_m, context, entry["key"]))
         series.append(_with_context(run_s, context, entry["key"]))
         index.append({**context, "run_key": entry["key"], "directory": str(directory)})
+    columns = [*contexts[0], "run_key"] if contexts else ["run_key"]
     out = Path(out_dir)
-    write_parquet(pd.DataFrame(index), out / "runs.parquet", "runs")
-    write_parquet(pd.concat(metrics, ignore_index=True), out / "metrics.parquet", "metrics")
-    write_parquet(pd.concat(series, ignore_index=True), out / "series.parquet", "series")
+    write_parquet(pd.DataFrame(index, columns=[*columns, "directory"]), out / "runs.parquet", "runs")
+    write_parquet(pd.DataFrame(failed, columns=[*columns, "directory", "message", "rerun"]), out / "failed.parquet",
+                  "failed")  # fmt: skip
+    # every run failed: tables with their columns and no row
+    empty = pd.DataFrame(columns=[*columns, "scope", "metric", "value"])
+    write_parquet(pd.concat(metrics, ignore_index=True) if metrics else empty, out / "metrics.parquet", "metrics")
+    write_parquet(pd.concat(series, ignore_index=True) if series else empty.assign(t=[]), out / "series.parquet",
+                  "series")  # fmt: skip

@@ -34,7 +34,10 @@ those levels of the axis, each still a cell of its own (e.g. two of four deploym
   (|change| within the half-widths of both levels' 95 % intervals combined, sqrt(a² + b²)):
   a ratio over a change lost in the noise has no meaning.
 
-A claim with no runs behind it is `missing`, never a pass.
+A claim with no runs behind it is `missing`, never a pass. A claim a run of which failed
+(ns or its parser; the run is left out of every table) is `incomplete`, never a pass:
+its note gives the verdict of the runs that finished and the failed keys, and the
+report lists the failed runs with their rerun commands.
 
 Values that are missing (NaN: a run that did not measure the metric) are dropped
 before anything is computed: a level's n counts its measured values only. A level
@@ -45,7 +48,8 @@ tolerance kinds (value, bound, ratio, slope) judge the mean and show n beside it
 
 One verdict per claim (`judge`): the claim's cells (one per combination of the labels
 of the axes it leaves free) combine by its `combine` rule: `all` (default; the worst
-cell: any fail is a fail, else any missing is missing, else any drift is drift), `any`
+cell: any fail is a fail, else any incomplete or missing cell decides, else any drift is
+drift), `any`
 (the best cell), `each` (explicitly one claim per cell), `min:<axis>` / `max:<axis>`
 (kinds value and bound: the level of <axis> with the lowest / highest mean is judged;
 other free axes as `all`). Axes that are readings of an open choice (a choice with
@@ -68,6 +72,7 @@ _T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
 
 
 MIN_VALUES_FOR_INTERVAL = 2
+VERDICTS = ("pass", "drift", "fail", "incomplete", "missing")
 
 
 def ci95(values: pd.Series) -> float:
@@ -107,7 +112,7 @@ class Verdict:
     measured: str
     tolerance: str
     seeds: int
-    verdict: str  # pass, drift, fail, missing
+    verdict: str  # one of VERDICTS
     note: str = ""
     scope: str = "all"  # the metrics scope read: all, group:<name> or flow<fid>
     value: float = math.nan  # kinds value, ratio and slope: the number judged against expected
@@ -137,6 +142,11 @@ def claim_rows(claim: dict, metrics: pd.DataFrame, fixed: dict | None = None) ->
     """The metric rows a claim reads: its metrics (claim_metrics) and scope, its `where` labels (one label, or a
     list of them) and the `fixed` reading levels (a `where` entry wins over a reading level of the same axis)."""
     rows = metrics[metrics["metric"].isin(claim_metrics(claim)) & (metrics["scope"] == scope_of(claim))]
+    return claim_levels(claim, rows, fixed)
+
+
+def claim_levels(claim: dict, rows: pd.DataFrame, fixed: dict | None = None) -> pd.DataFrame:
+    """The rows (of any table with the context columns) at the claim's `where` labels and `fixed` reading levels."""
     fixed = {axis: level for axis, level in (fixed or {}).items() if axis != claim.get("axis")}  # compared, not fixed
     for axis, label in {**fixed, **claim.get("where", {})}.items():
         if axis in rows:
@@ -145,26 +155,52 @@ def claim_rows(claim: dict, metrics: pd.DataFrame, fixed: dict | None = None) ->
     return rows
 
 
+# Where a metrics table keeps the runs of its experiment that failed (experiments.report.load_metrics puts
+# failed.parquet there when it has rows): the cells they belong to are judged `incomplete`.
+FAILED_RUNS = "failed_runs"
+
+
 def evaluate(claim: dict, metrics: pd.DataFrame, axes: list[str], fixed: dict | None = None) -> list[Verdict]:
     """The claim's cell verdicts, one per combination of the labels of its free axes (one `missing` if no run).
 
-    `fixed` maps reading axes to the level the claim is judged at (experiments.readings.reading_axes)."""
+    `fixed` maps reading axes to the level the claim is judged at (experiments.readings.reading_axes). A cell that
+    lacks a run which failed (`metrics.attrs[FAILED_RUNS]`) is `incomplete`, whatever its finished runs show: its
+    note gives that verdict and the failed keys."""
     rows = claim_rows(claim, metrics, fixed)
     free = _free_axes(claim, axes, fixed)
     rule, _, over = claim.get("combine", "all").partition(":")
     if over:
         free = [a for a in free if a != over]
     groups = list(rows.groupby(free, sort=True)) if free else [((), rows)]
-    if not groups or rows.empty:
-        return [missing(claim)]
-    verdicts = []
-    for key, group in groups:
+    verdicts = {}
+    for key, group in groups if not rows.empty else []:
         key = key if isinstance(key, tuple) else (key,)
-        label = ", ".join(f"{a}={label_text(v)}" for a, v in zip(free, key, strict=True)) or "all runs"
+        label = _cell_label(free, key)
         if over:
             group, label = _extreme_level(group, over, rule, label)
-        verdicts.append(replace(_CHECKS[claim["kind"]](claim, group, label), scope=scope_of(claim)))
-    return verdicts
+        verdicts[key] = replace(_CHECKS[claim["kind"]](claim, group, label), scope=scope_of(claim))
+    lost = metrics.attrs.get(FAILED_RUNS)
+    lost = claim_levels(claim, lost, fixed) if lost is not None else pd.DataFrame()
+    for key, group in (lost.groupby(free, sort=True) if free else [((), lost)]) if not lost.empty else []:
+        key = key if isinstance(key, tuple) else (key,)
+        cell = verdicts.get(key)
+        keys = ", ".join(group["run_key"])
+        if cell is None:
+            cell = replace(missing(claim), group=_cell_label(free, key), note="")
+            note = f"every run of this cell failed ({keys})"
+        else:
+            note = f"{len(group)} run(s) failed ({keys}); the {cell.seeds} that finished give {cell.verdict}"
+        verdicts[key] = replace(cell, verdict="incomplete", note="; ".join(n for n in (note, cell.note) if n))
+    if not verdicts:
+        return [missing(claim)]
+    try:  # in the order of the labels, as groupby gives them, a cell whose every run failed among them
+        return [verdicts[key] for key in sorted(verdicts)]
+    except TypeError:  # an axis of labels that do not compare (numbers and text): as found
+        return list(verdicts.values())
+
+
+def _cell_label(free: list[str], key: tuple) -> str:
+    return ", ".join(f"{a}={label_text(v)}" for a, v in zip(free, key, strict=True)) or "all runs"
 
 
 def _extreme_level(group: pd.DataFrame, axis: str, rule: str, label: str) -> tuple[pd.DataFrame, str]:
@@ -179,8 +215,13 @@ def _extreme_level(group: pd.DataFrame, axis: str, rule: str, label: str) -> tup
 
 
 # How cells combine: a worse verdict first. `all` takes the worst cell, `any` the best; missing ranks between
-# fail and drift for `all` (a cell that could not be judged cannot hold) and last for `any`.
-_WORST_FIRST = {"all": ["fail", "missing", "drift", "pass"], "any": ["pass", "drift", "fail", "missing"]}
+# fail and drift for `all` (a cell that could not be judged cannot hold) and last for `any`; incomplete (a cell
+# that lacks a failed run) comes before missing for `all`, and right after pass for `any` (the lost runs might
+# have made it pass; a cell that passes without them settles it).
+_WORST_FIRST = {
+    "all": ["fail", "incomplete", "missing", "drift", "pass"],
+    "any": ["pass", "incomplete", "drift", "fail", "missing"],
+}
 
 
 @dataclass
@@ -196,7 +237,7 @@ class ClaimVerdict:
 
     @property
     def cell_counts(self) -> str:
-        counts = {v: sum(c.verdict == v for c in self.cells) for v in ("pass", "drift", "fail", "missing")}
+        counts = {v: sum(c.verdict == v for c in self.cells) for v in VERDICTS}
         return ", ".join(f"{n} {v}" for v, n in counts.items() if n)
 
 

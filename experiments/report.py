@@ -20,7 +20,7 @@ from experiments import claims as claims_mod
 from experiments.config import axes_of, fill_placeholders, label_column, label_text
 from experiments.readings import reading_axes
 
-VERDICTS = ("pass", "drift", "fail", "missing")
+VERDICTS = claims_mod.VERDICTS
 CLASSES = {
     "reproduction": ("Reproduction claims", "The paper's evidence; the only class in the headline counts."),
     "sanity": (
@@ -127,13 +127,53 @@ def post_hoc_note(alternative: dict) -> str:
 
 
 def load_metrics(doc: dict, results: Path, sub: str = "") -> dict[str, pd.DataFrame]:
-    """experiment -> its metrics table (of the baseline, or of a reading's folder `sub`), for those that exist."""
+    """experiment -> its metrics table (of the baseline, or of a reading's folder `sub`), for those that exist; the
+    runs of it that failed, if any, in the table's attrs (claims.FAILED_RUNS), where the claims find them."""
     metrics = {}
     for exp in doc["experiments"]:
         path = results / doc["paper"] / exp / sub / "metrics.parquet"
         if path.exists():
             metrics[exp] = pd.read_parquet(path)
+            failed = failed_runs(path.parent)
+            if not failed.empty:
+                metrics[exp].attrs[claims_mod.FAILED_RUNS] = failed
     return metrics
+
+
+def failed_runs(folder: Path) -> pd.DataFrame:
+    """An experiment's failed runs (aggregate: failed.parquet); none when the table is absent."""
+    path = folder / "failed.parquet"
+    return pd.read_parquet(path) if path.exists() else pd.DataFrame(columns=["run_key"])
+
+
+def fed_by(doc: dict, experiment: str, run: pd.Series) -> tuple[list[str], list[str]]:
+    """The claims whose cells (`where` and reading levels) hold a run of `experiment`, and the figures and tables
+    drawn from the experiment (as data or as reference)."""
+    frame = run.to_frame().T
+    claims = [c["id"] for c in doc["claims"] if c["experiment"] == experiment
+              and not claims_mod.claim_levels(c, frame, reading_axes(doc, experiment)).empty]  # fmt: skip
+    artifacts = [a["id"] for kind in ("figures", "tables") for a in doc[kind]
+                 if experiment in (a["experiment"], a.get("reference"))]  # fmt: skip
+    return claims, artifacts
+
+
+def failed_lines(doc: dict, results: Path) -> list[str]:
+    """The failed runs of a paper's experiments, each with its cell, what it would have fed and its rerun command."""
+    lines = []
+    for exp in doc["experiments"]:
+        failed = failed_runs(results / doc["paper"] / exp)
+        axes = list(axes_of(doc["experiments"][exp]))
+        for _, run in failed.iterrows():
+            claims, artifacts = fed_by(doc, exp, run)
+            cell = " ".join(f"{a}={run[a]}" for a in axes if a in run)
+            problem = run["message"].splitlines()[0].split(" failed: ", 1)[-1]
+            lines += [
+                f"- `{exp}` {cell} seed={run['seed']}, run `{run['run_key']}`: {problem}",
+                f"  - would have fed: claims {', '.join(claims) or 'none'}; figures and tables "
+                f"{', '.join(artifacts) or 'none'}",
+                f"  - rerun: `{run['rerun']}` (its directory `{run['directory']}` keeps ns's stderr)",
+            ]
+    return lines
 
 
 def paper_section(doc: dict, results: Path) -> tuple[list[str], dict[str, Counter]]:
@@ -147,12 +187,14 @@ def paper_section(doc: dict, results: Path) -> tuple[list[str], dict[str, Counte
     lines = [f"## {paper}: {doc.get('title', '')}".rstrip(": "), ""]
     if "source" in doc:
         lines.append(f"Paper: `shared/papers/{doc['source']}`.")
+    lost = {name: len(failed_runs(results / paper / name)) for name in doc["experiments"]}
     for name, exp in doc["experiments"].items():
         runs = len(metrics[name]["run_key"].unique()) if name in metrics else 0
         axes = ", ".join(axes_of(exp)) or "none"
         judged = ", ".join(f"{a}={lvl}" for a, lvl in reading_axes(doc, name).items())
+        failed = f" and {lost[name]} failed (see Failed runs)" if lost[name] else ""
         lines.append(
-            f"- `{name}`: {runs} runs (axes: {axes}; seeds per cell: {exp['seeds']['count']}; "
+            f"- `{name}`: {runs} runs{failed} (axes: {axes}; seeds per cell: {exp['seeds']['count']}; "
             f"{exp['duration']:g} s simulated, {exp['warmup']:g} s warm-up excluded)"
             + (f"; claims judged at the chosen reading {judged}" if judged else "")
         )
@@ -173,6 +215,17 @@ def paper_section(doc: dict, results: Path) -> tuple[list[str], dict[str, Counte
     if detail:
         lines += ["", "### Cell detail", "", "Claims judged over more than one cell, each cell's verdict.", ""]
         lines += detail
+    failed = failed_lines(doc, results)
+    if failed:
+        lines += [
+            "",
+            "### Failed runs",
+            "",
+            "Left out of every table, figure and verdict: the claims they would have "
+            "fed are incomplete, the figures drawn without them. The same Snakemake command reruns them.",
+            "",
+        ]
+        lines += failed
     if doc.get("choices"):
         lines += ["", "### Choices where the paper is silent", ""] + choice_lines(doc)
     artifacts = [(a, "figures", ".png") for a in doc["figures"]] + [(a, "tables", ".md") for a in doc["tables"]]
@@ -180,7 +233,9 @@ def paper_section(doc: dict, results: Path) -> tuple[list[str], dict[str, Counte
         lines += ["", "### Figures and tables", ""]
         for artifact, kind, suffix in artifacts:
             rel = f"{paper}/{kind}/{artifact['id']}{suffix}"
-            lines.append(f"- [{artifact['id']}]({rel}): {artifact.get('caption', '')}")
+            without = sum(lost[e] for e in {artifact["experiment"], artifact.get("reference")} if e)
+            note = f" (drawn without {without} failed run(s): see Failed runs)" if without else ""
+            lines.append(f"- [{artifact['id']}]({rel}): {artifact.get('caption', '')}{note}")
     lines.append("")
     return lines, counts
 
@@ -218,7 +273,8 @@ def write_report(docs: list[dict], results: str | Path, manifest: str | Path, ou
         "claim's expected value. Each claim gets one verdict. **pass**: within the claim's pass tolerance (a "
         "directional claim: on the claimed side, by the claimed factor, with 95 % intervals apart); **drift**: "
         "within the wider drift tolerance (a directional claim: the right side by mean only, or a level with too "
-        "few values to form an interval); **fail**: beyond it (the other side); **missing**: no run measured it. "
+        "few values to form an interval); **fail**: beyond it (the other side); **incomplete**: a run it needs "
+        "failed (never a pass; the failed runs are listed with their rerun commands); **missing**: no run measured it. "
         "A claim checked over several cells (e.g. per number of flows) combines them by its rule: all (the worst "
         "cell), any (the best), each (one claim per cell), min/max over an axis. A fail is a result, reported with "
         "what could explain it. Claims are judged under the readings chosen where the paper is silent; "

@@ -31,6 +31,7 @@ from experiments.config import axes_of
 from experiments.report import build_line, load_metrics, post_hoc_note, write_atomic
 
 HOLDS = {"pass", "drift"}
+UNMEASURED = {"missing", "incomplete"}  # nothing to judge, or a run it needs failed: no evidence either way
 COLUMNS = ["paper", "claim", "class", "row", "cell", "experiment", "reading", "choices", "verdict", "measured",
            "expected", "distance", "inherited"]  # fmt: skip
 JUDGED_CLASSES = ("reproduction", "diagnostic")  # the classes the table judges under every reading
@@ -143,8 +144,8 @@ def row_lines(rows: pd.DataFrame, shown: int = 5) -> list[str]:
 
 
 def classify(verdicts: dict[str, str]) -> str:
-    """holds / fails / depends / not measured, from {reading: verdict} (missing readings left out)."""
-    measured = {r: v for r, v in verdicts.items() if v != "missing"}
+    """holds / fails / depends / not measured, from {reading: verdict} (missing and incomplete readings left out)."""
+    measured = {r: v for r, v in verdicts.items() if v not in UNMEASURED}
     if not measured:
         return "not measured"
     if all(v in HOLDS for v in measured.values()):
@@ -226,7 +227,7 @@ def _diagnostic_line(key: str, verdicts: dict[str, str]) -> str:
     holds_in = [f"{r} ({v})" for r, v in verdicts.items() if v in HOLDS]
     if holds_in:
         return f"- `{key}`: holds under {', '.join(holds_in)}."
-    measured = [r for r, v in verdicts.items() if v != "missing"]
+    measured = [r for r, v in verdicts.items() if v not in UNMEASURED]
     return f"- `{key}`: holds under none of the {len(measured)} readings measured."
 
 
@@ -242,10 +243,11 @@ def _hypothesis(key: str, blamed: list[str], claim_rows: pd.DataFrame, flipped: 
     theirs = [r for r in flipped if any(part.split("=")[0] in tried for part in r.split("+"))]
     # A reading under which the claim is missing (nothing to measure, e.g. no loss at all) shows no verdict that
     # the suspect would change: it neither confirms nor refutes the hypothesis.
-    changed = [r for r in theirs if verdicts.get(r) != "missing"]
-    unmeasured = [r for r in theirs if verdicts.get(r) == "missing"]
-    if unmeasured:
-        rest += f"; nothing to measure (missing) under {', '.join(unmeasured)}"
+    changed = [r for r in theirs if verdicts.get(r) not in UNMEASURED]
+    for verdict, why in (("missing", "nothing to measure"), ("incomplete", "a run failed")):
+        unmeasured = [r for r in theirs if verdicts.get(r) == verdict]
+        if unmeasured:
+            rest += f"; {why} ({verdict}) under {', '.join(unmeasured)}"
     if changed:
         return f"- `{key}` blames {', '.join(blamed)}: confirmed, the verdict changes under {', '.join(changed)}{rest}."
     return (f"- `{key}` blames {', '.join(blamed)}: not confirmed by {', '.join(tried)}, whose alternatives leave "

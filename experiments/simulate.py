@@ -68,6 +68,7 @@ class Outcome:
     status: str  # "ran", "cached" or "failed"
     seconds: float = 0.0
     message: str = ""
+    rerun: str = ""  # a failed run: the ns command that reruns it (its rerun.sh)
 
 
 # Below this much free space after a failed run, the failure is reported as a full disk: ns's trace filled it
@@ -182,7 +183,7 @@ def _fail(run: Run, key: str, work: Path, final: Path, tools: Toolchain, problem
         + (f"\n  stderr: {' | '.join(tail)}" if tail else "")
         + f"\n  rerun: {rerun}"
     )
-    return Outcome(run, key, failed, "failed", seconds, message)
+    return Outcome(run, key, failed, "failed", seconds, message, rerun)
 
 
 def run_batch(
@@ -213,19 +214,19 @@ def run_batch(
     return outcomes
 
 
-def batch_record(outcomes: list[Outcome]) -> dict:
-    """What a batch job leaves behind: each run's key, seed and status, in the batch's order. No names: the
-    aggregate stage joins the paper, experiment and level labels from the file as it is now."""
-    return {"runs": [{"key": o.key, "seed": o.run.seed, "status": o.status, "directory": str(o.directory)}
-                     for o in outcomes]}  # fmt: skip
+def batch_record(outcomes: list[Outcome], retry_of: str = "") -> dict:
+    """What a batch job leaves behind: each run's key, seed and status, in the batch's order; a failed run also its
+    message and the command that reruns it (the aggregate stage leaves it out, the report lists it). No names: the
+    aggregate stage joins the paper, experiment and level labels from the file as it is now. `retry_of`: the
+    failed record this one retried (experiments.workflow.Plan.batch_retry says why it is kept)."""
+    runs = []
+    for o in outcomes:
+        entry = {"key": o.key, "seed": o.run.seed, "status": o.status, "directory": str(o.directory)}
+        if o.status == "failed":
+            entry |= {"message": o.message, "rerun": o.rerun}
+        runs.append(entry)
+    return {"runs": runs} | ({"retry_of": retry_of} if retry_of else {})
 
 
-class BatchFailed(RuntimeError):
-    """Some runs of a batch failed; the message lists each with its rerun command."""
-
-
-def raise_for_failures(outcomes: list[Outcome]) -> None:
-    failed = [o for o in outcomes if o.status == "failed"]
-    if failed:
-        details = "\n".join(o.message for o in failed)
-        raise BatchFailed(f"{len(failed)} of {len(outcomes)} runs failed:\n{details}")
+def failed_entries(record: dict) -> list[dict]:
+    return [entry for entry in record["runs"] if entry["status"] == "failed"]

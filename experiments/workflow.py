@@ -250,6 +250,25 @@ class Plan:
         runs = self.expansions[(paper, experiment, reading)]
         return runs.identity(index * self.batch_size, (index + 1) * self.batch_size)
 
+    def batch_retry(self, results: str | Path, paper: str, experiment: str, index: int, reading: str = BASELINE) -> str:
+        """The simulate job's retry trigger (a param): a batch whose record lists a failed run is run again by the
+        next invocation, which reruns those runs and reuses the others by key.
+
+        A batch job succeeds with failed runs in its record, so that every other job still runs and the report
+        lists the failures. Snakemake reruns a job whose output exists only when something it compares changed;
+        this value changes exactly when a retry is due: the digest of the failed record on disk (new whenever the
+        record is), or, once a retry left a clean record, the digest that record keeps of the one it retried, which
+        is the value stored when the retry ran. So a retry that succeeds is not retried again, and one that fails
+        again is. Computed from the record alone, it is the same in a cluster job's process."""
+        record = Path(self.records(results, paper, experiment, reading)[index])
+        if not record.is_file():
+            return ""
+        text = record.read_text()
+        entries = json.loads(text)  # written whole or not at all (simulate_batch renames it into place)
+        if simulate.failed_entries(entries):
+            return f"retry:{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+        return entries.get("retry_of", "")
+
     def describe_batch(self, paper: str, experiment: str, index: int, reading: str = BASELINE) -> BatchDescription:
         return BatchDescription(self.expansions[(paper, experiment, reading)], index, self.batch_size)
 
@@ -415,17 +434,19 @@ def simulate_code_digest(tools: simulate.Toolchain) -> str:
 
 def simulate_batch(
     plan: Plan,
-    paper: str,
-    experiment: str,
-    index: int,
+    wildcards,
     settings: Settings,
     tools: simulate.Toolchain,
     record: str | Path,
     log: str | Path,
-    reading: str = BASELINE,
     tally: SweepProgress | None = None,
+    retry_of: str = "",
 ) -> None:
-    """One Snakemake job: run (or reuse) and parse every run of a batch, then write its record."""
+    """One Snakemake job: run (or reuse) and parse every run of a batch, then write its record, failed runs
+    included (the job succeeds: Plan.batch_retry says how they are retried). `wildcards`: the job's paper,
+    experiment, batch and (a reading's job) reading; `retry_of`: its retry param."""
+    paper, experiment, index = wildcards.paper, wildcards.experiment, int(wildcards.batch)
+    reading = getattr(wildcards, "reading", BASELINE)
     after = parse_into_tables(settings)
     runs = plan.batch_runs(paper, experiment, index, reading)
     with open(log, "w") as log_file:
@@ -437,8 +458,46 @@ def simulate_batch(
 
         outcomes = simulate.run_batch(runs, settings.results, tools, after, progress,
                                       label=f"{paper}/{experiment} batch {index}", tally=tally)  # fmt: skip
-    simulate.raise_for_failures(outcomes)
-    Path(record).write_text(json.dumps(simulate.batch_record(outcomes), indent=2, sort_keys=True) + "\n")
+    record = Path(record)
+    tmp = record.with_name(f".{record.name}.tmp")
+    tmp.write_text(json.dumps(simulate.batch_record(outcomes, retry_of), indent=2, sort_keys=True) + "\n")
+    tmp.replace(record)
+
+
+def failed_runs(plan: Plan, results: str | Path, readings: bool = True) -> list[dict]:
+    """Every failed run the batch records on disk list (the baselines', and with `readings` the readings'), each
+    once (a key may be in a reading's batch and the baseline's), with where it was planned."""
+    found: dict[str, dict] = {}
+    for paper, experiment, reading in plan.expansions:
+        if reading != BASELINE and not readings:
+            continue
+        for record in map(Path, plan.records(results, paper, experiment, reading)):
+            if record.is_file():
+                for entry in simulate.failed_entries(json.loads(record.read_text())):
+                    found.setdefault(entry["key"], {**entry, "paper": paper, "experiment": experiment,
+                                                    "reading": reading})  # fmt: skip
+    return list(found.values())
+
+
+class FailedRuns(RuntimeError):
+    """A target's runs include failed ones: raised by the stamps after everything else was made."""
+
+
+def raise_for_failed_runs(plan: Plan, results: str | Path, readings: bool, log: str | Path) -> None:
+    """The end of `reproduce-all` (and `sensitivity-all`, with the readings): a non-zero exit when any run failed,
+    listing each with its rerun command, in the exception and in the stamp's log. The report was written without
+    them and lists them too."""
+    failed = failed_runs(plan, results, readings)
+    listing = "".join(
+        f"  {f['paper']}/{f['experiment']}" + (f" under {f['reading']}" if f["reading"] != BASELINE else "")
+        + f": {f['message']}\n" for f in failed
+    )  # fmt: skip
+    Path(log).write_text(listing)
+    if failed:
+        raise FailedRuns(
+            f"{len(failed)} run(s) failed; the report lists the claims and figures each would have fed; the same "
+            f"command reruns them (after the cause is fixed):\n{listing}"
+        )
 
 
 def parse_into_tables(settings: Settings):

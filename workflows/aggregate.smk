@@ -11,6 +11,7 @@ rule aggregate_experiment:
         runs=f"{RESULTS}/{{paper}}/{{experiment}}/runs.parquet",
         metrics=f"{RESULTS}/{{paper}}/{{experiment}}/metrics.parquet",
         series=f"{RESULTS}/{{paper}}/{{experiment}}/series.parquet",
+        failed=f"{RESULTS}/{{paper}}/{{experiment}}/failed.parquet",
     log:
         "logs/{paper}/{experiment}/aggregate_experiment.log",
     params:
@@ -34,6 +35,7 @@ rule aggregate_reading:
         runs=f"{RESULTS}/{{paper}}/{{experiment}}/readings/{{reading}}/runs.parquet",
         metrics=f"{RESULTS}/{{paper}}/{{experiment}}/readings/{{reading}}/metrics.parquet",
         series=f"{RESULTS}/{{paper}}/{{experiment}}/readings/{{reading}}/series.parquet",
+        failed=f"{RESULTS}/{{paper}}/{{experiment}}/readings/{{reading}}/failed.parquet",
     log:
         "logs/{paper}/{experiment}/readings/{reading}/aggregate.log",
     params:

@@ -7,6 +7,9 @@
 # to a claim, a figure or a level's label re-runs no simulate job (Snakemake compares
 # params); so is `code`, the digest of the code that turns params into a run directory
 # (Tcl sources, parsers, core modules: experiments.workflow.simulate_code_digest).
+# A failed run does not fail its job: the record lists it (with its message and rerun
+# command), every other job goes on, the report lists it, the stamps exit non-zero, and
+# `retry` (experiments.workflow.Plan.batch_retry) reruns the batch at the next invocation.
 
 SIMULATE_CODE = wf.simulate_code_digest(TOOLS)
 
@@ -22,20 +25,20 @@ rule simulate_batch:
     params:
         code=SIMULATE_CODE,
         identity=lambda w: PLAN.batch_identity(w.paper, w.experiment, int(w.batch)),
+        retry=lambda w: PLAN.batch_retry(RESULTS, w.paper, w.experiment, int(w.batch)),
         runs=lambda w: PLAN.describe_batch(w.paper, w.experiment, int(w.batch)),
     message:
         "{params.runs}"
     run:
         wf.simulate_batch(
             PLAN,
-            wildcards.paper,
-            wildcards.experiment,
-            int(wildcards.batch),
+            wildcards,
             SETTINGS,
             TOOLS,
             output.record,
             log[0],
-            tally=PROGRESS,
+            PROGRESS,
+            params.retry,
         )
 
 
@@ -55,6 +58,9 @@ rule simulate_reading_batch:
         identity=lambda w: PLAN.batch_identity(
             w.paper, w.experiment, int(w.batch), w.reading
         ),
+        retry=lambda w: PLAN.batch_retry(
+            RESULTS, w.paper, w.experiment, int(w.batch), w.reading
+        ),
         runs=lambda w: PLAN.describe_batch(
             w.paper, w.experiment, int(w.batch), w.reading
         ),
@@ -63,13 +69,11 @@ rule simulate_reading_batch:
     run:
         wf.simulate_batch(
             PLAN,
-            wildcards.paper,
-            wildcards.experiment,
-            int(wildcards.batch),
+            wildcards,
             SETTINGS,
             TOOLS,
             output.record,
             log[0],
-            wildcards.reading,
             PROGRESS,
+            params.retry,
         )

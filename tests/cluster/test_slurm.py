@@ -1,5 +1,5 @@
 """Through Slurm (profiles/slurm, snakemake-executor-plugin-slurm): the smoke profile's results are the host's
-byte for byte, and a job whose run fails is reported failed.
+byte for byte, and a run that fails in its Slurm job is reported and fails the command.
 
 CI's slurm stage (.ci/run) starts a one-node Slurm with `.ci/slurm run`, runs the smoke profile through it
 into NS2REPRO_SLURM_RESULTS and then this file with NS2REPRO_SLURM=1 while Slurm is up; `make test` later
@@ -9,6 +9,7 @@ reason.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -67,7 +68,7 @@ def slurm_up():
         pytest.fail("NS2REPRO_SLURM=1 but no Slurm answers `sinfo`: start one with `.ci/slurm start`")
 
 
-def test_a_failing_job_through_slurm_is_reported_failed(slurm_up, tmp_path):
+def test_a_failing_run_through_slurm_is_reported_and_fails_the_command(slurm_up, tmp_path):
     sweep = tmp_path / "broken_run.yaml"
     sweep.write_text(BROKEN)
     results = tmp_path / "results"
@@ -77,18 +78,21 @@ def test_a_failing_job_through_slurm_is_reported_failed(slurm_up, tmp_path):
             sys.executable, "-m", "snakemake", "--profile", "profiles/slurm",
             "--configfile", "profiles/smoke/settings.yaml",
             "--config", f"experiment_files={sweep}", f"results={results}",
-            "--", str(record),
+            "--", "reproduce-all",
         ],
-        cwd=REPO, capture_output=True, text=True, timeout=600,
+        cwd=REPO, capture_output=True, text=True, timeout=900,
     )  # fmt: skip
     output = done.stdout + done.stderr
     assert done.returncode != 0, output
-    assert not record.exists()
-    # Snakemake names the failed job and its output, and the Slurm job's log ...
-    assert "Error in rule simulate_batch" in output and f"output: {record}" in output, output
-    slurm_logs = re.findall(r"log: (\S+/slurm_logs/\S+\.log) \(check log", output)
-    assert slurm_logs, f"no Slurm log named:\n{output}"
-    # ... which holds the run's own error and the command that reruns it (experiments.simulate)
-    text = Path(slurm_logs[0]).read_text(errors="replace")
-    assert "window_" in text and "is not a number" in text and "rerun: " in text, text
+    # The batch job succeeded and its record lists the failed run, its error and the command that reruns it
+    # (experiments.simulate); the report was written beside it and lists it too.
+    (entry,) = json.loads(record.read_text())["runs"]
+    assert entry["status"] == "failed" and "window_" in entry["message"] and "is not a number" in entry["message"]
     assert list(results.glob("**/runs/*.failed/rerun.sh")), "the failed run leaves its rerun.sh"
+    assert entry["key"] in (results / "REPORT.md").read_text()
+    # The stamp, made last, fails: Snakemake names it and its Slurm job's log, which lists the run to rerun.
+    assert "Error in rule reproduce_all" in output, output
+    slurm_logs = re.findall(r"(\S+/slurm_logs/\S+\.log) \(check log", output)
+    assert slurm_logs, f"no Slurm log named:\n{output}"
+    text = Path(slurm_logs[0]).read_text(errors="replace")
+    assert "1 run(s) failed" in text and entry["rerun"] in text, text

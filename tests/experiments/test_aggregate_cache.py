@@ -43,7 +43,7 @@ def test_aggregate_writes_the_same_bytes_from_a_cold_and_a_warm_cache(untraced_r
     run = tmp_path / "results" / "runs" / "k1"  # where the pipeline keeps runs: the cache goes beside runs/
     shutil.copytree(untraced_run, run)
     record = tmp_path / "batch.json"
-    record.write_text(json.dumps({"runs": [{"seed": 1, "key": "k1", "directory": str(run)}]}))
+    record.write_text(json.dumps({"runs": [{"seed": 1, "key": "k1", "status": "ran", "directory": str(run)}]}))
     contexts = [{"paper": "p", "experiment": "e", "seed": 1}]
     out = {}
     for name in ("cold", "warm"):

@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 from test_unshipped_sweep import SWEEP as UNSHIPPED_SWEEP
@@ -179,12 +180,14 @@ def test_a_full_disk_fails_each_run_cleanly_and_nothing_corrupt_is_kept(sweep, u
     results = small_disk / "results"
     cmd = command(sweep, results)
     full = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=1200)
-    assert full.returncode != 0
     said = dict(OUTCOME.findall(full.stdout + full.stderr))
     assert len(said) == RUNS and set(said.values()) == {"failed"}, said
     assert "the results folder's file system is full" in full.stdout + full.stderr
     assert complete_runs(results) == set(), "a run written to a full disk was kept"
-    assert not (results / "interrupted" / "flows" / "metrics.parquet").exists(), "nothing partial aggregated"
+    # The batch records may fit on the disk (the failed runs' big outputs are deleted) or not (the job fails):
+    # either way no failed run is aggregated.
+    metrics = results / "interrupted" / "flows" / "metrics.parquet"
+    assert not metrics.exists() or pd.read_parquet(metrics).empty, "nothing of a failed run aggregated"
 
     subprocess.run(["mount", "-o", "remount,size=1g", str(small_disk)], check=True)  # space freed
     again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=1200)

@@ -142,3 +142,6 @@ def test_a_reading_with_nothing_to_measure_confirms_no_suspect():
     rows.loc[2, "verdict"] = "pass"
     line = _hypothesis("c", ["buffer", "tp"], rows, ["buffer=big", "tp=rtt"])
     assert "confirmed, the verdict changes under tp=rtt; nothing to measure (missing) under buffer=big" in line
+    rows.loc[1, "verdict"] = "incomplete"  # a run of that reading failed: no evidence either way
+    line = _hypothesis("c", ["buffer", "tp"], rows, ["buffer=big", "tp=rtt"])
+    assert "confirmed, the verdict changes under tp=rtt; a run failed (incomplete) under buffer=big" in line
