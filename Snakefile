@@ -32,6 +32,7 @@ rule reproduce_all:
         rules.build_ns2.output,
         PLAN.artifact_outputs(RESULTS),
         rules.write_report.output,
+        rules.write_html_report.output,
     output:
         "reproduce-all",
     log:
@@ -47,6 +48,7 @@ rule sensitivity_all:
     input:
         rules.write_report.output,
         rules.write_sensitivity.output,
+        rules.write_html_report.output,
     output:
         "sensitivity-all",
     log:

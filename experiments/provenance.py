@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -23,3 +24,13 @@ def write_stamp(artifacts: Iterable[str | Path], out: str | Path) -> None:
     tmp = out.with_name(f".{out.name}.tmp")
     tmp.write_text("".join(lines))
     tmp.replace(out)
+
+
+def git_commit(root: str | Path) -> str:
+    """The commit checked out at `root` (`git rev-parse HEAD`), or "unknown" outside a git checkout (the container
+    copies no .git) or without git."""
+    try:
+        proc = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True)
+    except OSError:
+        return "unknown"
+    return proc.stdout.strip() if proc.returncode == 0 else "unknown"

@@ -21,6 +21,7 @@ Written as results/SENSITIVITY.md and, machine-readable, results/sensitivity.par
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -165,37 +166,83 @@ def _claim_key(row) -> str:
     return f"{row['claim']} [{row['cell']}]" if row["cell"] else row["claim"]
 
 
+@dataclass
+class ClaimReadings:
+    """A claim (a cell of a combine: each claim) under the readings of its experiment: its rows of the table."""
+
+    key: str  # the claim, with its cell for combine: each
+    rows: pd.DataFrame
+
+    @property
+    def claim(self) -> str:
+        return self.rows["claim"].iloc[0]
+
+    @property
+    def cls(self) -> str:
+        return self.rows["class"].iloc[0]
+
+    @property
+    def verdicts(self) -> dict[str, str]:
+        """reading -> verdict"""
+        return dict(zip(self.rows["reading"], self.rows["verdict"], strict=True))
+
+    @property
+    def measured(self) -> dict[str, str]:
+        """reading -> measured value"""
+        return dict(zip(self.rows["reading"], self.rows["measured"], strict=True))
+
+    @property
+    def flipped(self) -> list[str]:
+        return flips(self.verdicts)
+
+    @property
+    def kind(self) -> str:
+        return classify(self.verdicts)
+
+
+@dataclass
+class ExperimentReadings:
+    experiment: str
+    readings: list[str]  # in the table's order, the baseline first
+    claims: list[ClaimReadings]
+
+
+def by_experiment(rows: pd.DataFrame) -> list[ExperimentReadings]:
+    """A paper's rows of the table per experiment and claim, in the table's order; inherited verdicts left out."""
+    rows = rows[~rows["inherited"].astype(bool)]
+    rows = rows.assign(key=rows.apply(_claim_key, axis=1))
+    return [
+        ExperimentReadings(exp, list(dict.fromkeys(part["reading"])),
+                           [ClaimReadings(key, claim_rows) for key, claim_rows in part.groupby("key", sort=False)])
+        for exp, part in rows.groupby("experiment", sort=False)
+    ]  # fmt: skip
+
+
 def paper_markdown(doc: dict, rows: pd.DataFrame) -> list[str]:
     lines = [f"## {doc['paper']}", ""]
     if rows.empty:
         return lines + ["No reproduction claims.", ""]
-    ranked = rows
-    rows = rows[~rows["inherited"].astype(bool)]
-    rows = rows.assign(key=rows.apply(_claim_key, axis=1))
     suspects = {c["id"]: c.get("suspects", []) for c in doc["claims"]}
     lists: dict[str, list[str]] = {"holds": [], "depends": [], "fails": [], "not measured": []}
     diagnostics, hypotheses = [], []
-    for exp, part in rows.groupby("experiment", sort=False):
-        order = list(dict.fromkeys(part["reading"]))
-        lines += [f"### {exp}", "", "| claim | " + " | ".join(order) + " | flipped by |", "|---" * (len(order) + 2)
-                  + "|"]  # fmt: skip
-        for key, claim_rows in part.groupby("key", sort=False):
-            verdicts = dict(zip(claim_rows["reading"], claim_rows["verdict"], strict=True))
-            measured = dict(zip(claim_rows["reading"], claim_rows["measured"], strict=True))
+    for exp in by_experiment(rows):
+        order = exp.readings
+        lines += [f"### {exp.experiment}", "", "| claim | " + " | ".join(order) + " | flipped by |",
+                  "|---" * (len(order) + 2) + "|"]  # fmt: skip
+        for c in exp.claims:
+            verdicts, measured, flipped, kind = c.verdicts, c.measured, c.flipped, c.kind
             cells = [f"**{verdicts[r]}** {measured[r]}".strip() if r in verdicts else "-" for r in order]
-            flipped = flips(verdicts)
-            lines.append("| " + " | ".join([key, *cells, ", ".join(flipped) or "none"]).replace("\n", " ") + " |")
-            kind = classify(verdicts)
-            if claim_rows["class"].iloc[0] == "diagnostic":
-                diagnostics.append(_diagnostic_line(key, verdicts))
+            lines.append("| " + " | ".join([c.key, *cells, ", ".join(flipped) or "none"]).replace("\n", " ") + " |")
+            if c.cls == "diagnostic":
+                diagnostics.append(_diagnostic_line(c.key, verdicts))
             elif kind == "depends":
                 holds_in = [r for r, v in verdicts.items() if v in HOLDS]
-                lists[kind].append(f"`{key}`: holds under {', '.join(holds_in)}")
+                lists[kind].append(f"`{c.key}`: holds under {', '.join(holds_in)}")
             else:
-                lists[kind].append(f"`{key}`")
-            blamed = suspects.get(claim_rows["claim"].iloc[0], [])
+                lists[kind].append(f"`{c.key}`")
+            blamed = suspects.get(c.claim, [])
             if blamed:
-                hypotheses.append(_hypothesis(key, blamed, claim_rows, flipped))
+                hypotheses.append(_hypothesis(c.key, blamed, c.rows, flipped))
         lines.append("")
     titles = {"holds": "Holds under every reading tried", "depends": "Depends on the reading",
               "fails": "Fails under every reading tried", "not measured": "Not measured"}  # fmt: skip
@@ -211,8 +258,8 @@ def paper_markdown(doc: dict, rows: pd.DataFrame) -> list[str]:
     if post_hoc:
         lines += ["**Readings declared after the verdicts were seen** (a verdict they flip tests a hypothesis; it "
                   "was not decided before the runs)", ""] + post_hoc + [""]  # fmt: skip
-    if (ranked["row"] != "").any():
-        lines += ["**Which reading explains each published row best**", ""] + row_lines(ranked)
+    if (rows["row"] != "").any():
+        lines += ["**Which reading explains each published row best**", ""] + row_lines(rows)
     return lines
 
 

@@ -316,7 +316,11 @@ class Plan:
 
     def all_metrics(self, results: str | Path) -> list[str]:
         """The baseline metrics table of every experiment."""
-        return [self.experiment_tables(results, p, e)["metrics"] for p, e, r in self.batches if r == BASELINE]
+        return self.baseline_tables(results, "metrics")
+
+    def baseline_tables(self, results: str | Path, kind: str) -> list[str]:
+        """One kind of table (runs, metrics, series) of every experiment's baseline."""
+        return [self.experiment_tables(results, p, e)[kind] for p, e, r in self.batches if r == BASELINE]
 
     def reading_metrics(self, results: str | Path) -> list[str]:
         """The metrics table of every experiment under every run reading."""
@@ -358,6 +362,14 @@ def plan(settings: Settings, ns_binary: Path | None = None) -> Plan:
 SIMULATE_MODULES = ("matrix.py", "runkey.py", "simulate.py")
 
 
+SENSITIVITY_TARGET = "sensitivity-all"  # the stamp of the sensitivity stage (Snakefile)
+
+
+def wants_sensitivity(targets) -> bool:
+    """Whether Snakemake's targets include the sensitivity stage (experiments.html_report says why it matters)."""
+    return SENSITIVITY_TARGET in {str(Path(str(t))) for t in targets or ()}
+
+
 def runs_for_targets(plan: Plan, results: str | Path, targets) -> int:
     """The runs Snakemake's targets ask for, for the progress lines: an experiment's file (under
     <results>/<paper>/<experiment>/) its baseline's runs, a reading's file (.../readings/<label>/) that reading's,
@@ -367,7 +379,7 @@ def runs_for_targets(plan: Plan, results: str | Path, targets) -> int:
     root = Path(results).parts
     wanted: set[tuple[str, str, str]] = set()
     for target in targets or ["reproduce-all"]:
-        if target == "sensitivity-all":
+        if target == SENSITIVITY_TARGET:
             return plan.total_runs()
         parts = Path(str(target)).parts
         rest = parts[len(root) :] if parts[: len(root)] == root else ()
@@ -569,6 +581,23 @@ def report(plan: Plan, settings: Settings, manifest: str | Path, out: str | Path
     from experiments.report import write_report
 
     write_report(list(plan.docs.values()), settings.results, manifest, out, settings.profile_name)
+
+
+def html_pages(plan: Plan, results: str | Path) -> list[str]:
+    """Every page of the HTML report."""
+    from experiments import html_report
+
+    return [str(Path(results) / page) for page in html_report.pages(list(plan.docs.values()))]
+
+
+def html_report(plan: Plan, settings: Settings, manifest: str | Path, sensitivity: list[str], tcl_sha256: str,
+                commit: str, log: str | Path) -> None:  # fmt: skip
+    """The HTML report; `sensitivity`: the sensitivity table's path when the targets made it (else empty)."""
+    from experiments import html_report
+
+    written = html_report.write(list(plan.docs.values()), settings.results, manifest, settings.profile_name,
+                                tcl_sha256, commit, sensitivity[0] if sensitivity else None)  # fmt: skip
+    Path(log).write_text("".join(f"wrote {path}\n" for path in written))
 
 
 def sensitivity_report(plan: Plan, settings: Settings, manifest: str | Path, out_md: str | Path,

@@ -1,5 +1,7 @@
 # Stage: the report: every claim's measured vs expected value and verdict.
 
+from experiments.provenance import git_commit
+
 
 rule write_report:
     input:
@@ -34,3 +36,50 @@ rule write_sensitivity:
         "logs/write_sensitivity.log",
     run:
         wf.sensitivity_report(PLAN, SETTINGS, input.manifest, output.md, output.parquet)
+
+
+# The report as HTML pages beside REPORT.md (experiments/html_report.py). The sensitivity table is an input only
+# when sensitivity-all is a target: an input function, as the targets are known once the DAG is built. A local
+# rule, since a cluster job's Snakemake is not told the targets (the module's docstring says more).
+localrules:
+    write_html_report,
+
+
+rule write_html_report:
+    input:
+        report=rules.write_report.output,
+        metrics=PLAN.all_metrics(RESULTS),
+        runs=PLAN.baseline_tables(RESULTS, "runs"),
+        artifacts=PLAN.artifact_outputs(RESULTS),
+        sensitivity=lambda w: (
+            [rules.write_sensitivity.output.parquet]
+            if wf.wants_sensitivity(workflow.dag_settings.targets)
+            else []
+        ),
+        experiment_files=list(PLAN.files.values()),
+        manifest=rules.build_ns2.output.manifest,
+        code=[
+            "experiments/claims.py",
+            "experiments/report.py",
+            "experiments/sensitivity.py",
+            "experiments/html_report.py",
+            *sorted(glob("experiments/templates/*.j2")),
+        ],
+    output:
+        wf.html_pages(PLAN, RESULTS),
+    log:
+        "logs/write_html_report.log",
+    params:
+        # what the footer names besides the build manifest: a new commit re-renders it
+        tcl=lambda w: TOOLS.tcl_sha256,
+        commit=lambda w: git_commit(workflow.basedir),
+    run:
+        wf.html_report(
+            PLAN,
+            SETTINGS,
+            input.manifest,
+            input.sensitivity,
+            params.tcl,
+            params.commit,
+            log[0],
+        )

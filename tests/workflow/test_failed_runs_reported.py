@@ -115,6 +115,11 @@ def test_a_failed_run_is_reported_retried_and_then_left_alone(checkout, tmp_path
     assert key in (work / "logs" / "reproduce_all.log").read_text(), "the stamp's log lists it too"
     assert "5 runs and 1 failed" in report
     assert "drawn without 1 failed run(s)" in report
+    # the HTML report lists it too, on its experiment's run page, with links to what its directory keeps
+    runs_page = (results / "report" / "runs" / "red_pi_flows" / "flows.html").read_text()
+    for name in ("stderr.txt", "rerun.sh"):
+        assert f'href="../../../runs/{key}.failed/{name}"' in runs_page
+        assert (results / "runs" / f"{key}.failed" / name).is_file()
 
     # Not fixed yet: the next invocation would retry exactly that batch (6 batches of one run each)
     assert planned_simulate_jobs(work, sweep_file, results) == 1
@@ -129,6 +134,8 @@ def test_a_failed_run_is_reported_retried_and_then_left_alone(checkout, tmp_path
     report = (results / "REPORT.md").read_text()
     assert not [line for line in report.splitlines() if line.startswith("| ") and "incomplete" in line]
     assert "### Failed runs" not in report and "failed run(s)" not in report
+    runs_page = (results / "report" / "runs" / "red_pi_flows" / "flows.html").read_text()
+    assert ".failed/" not in runs_page and f"../../../runs/{key}/params.json" in runs_page
 
     assert planned_simulate_jobs(work, sweep_file, results) == 0, "a successful retry is not retried again"
 

@@ -1,0 +1,141 @@
+"""The HTML report as a reviewer sees it: a small sweep through Snakemake (smoke profile) to `reproduce-all`, then
+its pages in headless Chromium (Debian's, /usr/bin/chromium, driven by Playwright): the front page and the paper
+page load with every image, the verdict table has a row per claim (per cell for combine: each), and every link to
+a run's files resolves. Then `sensitivity-all` renders the report again, with the sensitivity table.
+
+Skipped when Chromium or Playwright is missing, unless NS2REPRO_BROWSER=1 (CI's test stage), where that fails."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+import yaml
+from test_failed_runs_reported import LINKED, sweep
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+VIEWPORT = {"width": 1200, "height": 800}
+# An open choice with one alternative, so that sensitivity-all has a reading to run (RED's cells only: 3 runs).
+CHOICE = {"id": "red_weight", "what": "RED's queue weight", "choice": "0.002", "why": "the sweep's own",
+          "path": "queues.RED.knobs.q_weight_",
+          "alternatives": [{"label": "fast", "value": 0.02, "why": "a faster average"}]}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium under Playwright; skipped (or failed, with NS2REPRO_BROWSER=1) when either is missing."""
+    missing = [] if CHROMIUM.is_file() else [f"{CHROMIUM} (apt-get install chromium)"]
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing.append("the playwright package (requirements.txt)")
+    if missing:
+        reason = "needs " + " and ".join(missing)
+        if os.environ.get("NS2REPRO_BROWSER") == "1":
+            pytest.fail(f"NS2REPRO_BROWSER=1 and the browser test {reason}")
+        pytest.skip(reason)
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM))
+        yield chromium
+        chromium.close()
+
+
+def screenshot(browser, html: Path, png: Path, full_page: bool = False):
+    """Opens a page of the report from the file system and saves what it shows (docs/report-front.png was made by
+    this, on the smoke profile's results of Koo et al. and Zhang et al.); returns the open page."""
+    page = browser.new_page(viewport=VIEWPORT)
+    page.goto(html.as_uri(), wait_until="load")
+    page.screenshot(path=str(png), full_page=full_page)
+    return page
+
+
+@pytest.fixture(scope="module")
+def sweep_run(tmp_path_factory, ns_binary) -> tuple[Path, Path, dict]:
+    """reproduce-all of the sweep (SWEEP, one seed, a claim per flow count, an open choice) in a checkout of
+    symlinks, so that its stamp and logs stay out of the repository; returns the checkout, results and file."""
+    root = tmp_path_factory.mktemp("html")
+    work = root / "checkout"
+    (work / "build").mkdir(parents=True)
+    for name in LINKED:
+        (work / name).symlink_to(REPO / name)
+    (work / "build" / "ns2").symlink_to(ns_binary.parent.resolve())
+    sweep_file = sweep(root / "red_pi_flows.yaml")
+    doc = yaml.safe_load(sweep_file.read_text())
+    doc["choices"] = [CHOICE]
+    sweep_file.write_text(yaml.safe_dump(doc, sort_keys=False))
+    results = root / "results"
+    proc = snakemake(work, sweep_file, results, "reproduce-all")
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    return work, results, doc
+
+
+def snakemake(work: Path, sweep_file: Path, results: Path, target: str) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "snakemake", "--profile", "profiles/smoke", "--cores", "2",
+           "--config", f"experiment_files={sweep_file}", f"results={results}", "--", target]  # fmt: skip
+    return subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=1200)
+
+
+def claim_rows(doc: dict) -> int:
+    """The rows the claim table must have, from the file alone: one per claim, or per cell (the levels of the axes
+    it leaves free) for combine: each."""
+    axes = doc["experiments"]["flows"]["matrix"]["product"]
+    rows = 0
+    for claim in doc["claims"]:
+        free = [a for a in axes if a not in claim.get("where", {}) and a != claim.get("axis")]
+        cells = 1
+        for axis in free if claim.get("combine") == "each" else []:
+            cells *= len(axes[axis]["levels"])
+        rows += cells
+    return rows
+
+
+def files_of(page) -> list[Path]:
+    """The files a page's links point to (not its anchors), resolved as the browser resolved them."""
+    hrefs = page.eval_on_selector_all("a[href]", "links => links.map(a => a.href)")
+    return [Path(unquote(urlparse(h).path)) for h in hrefs if urlparse(h).scheme == "file"]
+
+
+def test_the_report_in_a_browser(browser, sweep_run, tmp_path):
+    work, results, doc = sweep_run
+    front = screenshot(browser, results / "report" / "index.html", tmp_path / "front.png")
+    assert front.title().startswith("Reproduction report")
+    assert front.locator("#counts-red_pi_flows").count() == 1, "the claim counts of the paper"
+    front.click("#red_pi_flows h2 a")  # to the paper's page, as a reader would
+    front.wait_for_load_state("load")
+    assert front.url.endswith("/report/papers/red_pi_flows.html")
+    front.screenshot(path=str(tmp_path / "paper.png"), full_page=True)
+    assert (tmp_path / "front.png").stat().st_size > 10_000 and (tmp_path / "paper.png").stat().st_size > 10_000
+
+    widths = front.eval_on_selector_all("img", "images => images.map(i => i.complete ? i.naturalWidth : 0)")
+    assert len(widths) == len(doc["figures"]) and all(w > 0 for w in widths), f"a broken image: {widths}"
+    rows = front.locator("#claim-table tbody tr")
+    assert rows.count() == claim_rows(doc) == 4
+    verdicts = front.locator("#claim-table tbody tr td:nth-child(10)").all_inner_texts()
+    assert set(verdicts) <= {"pass", "drift", "fail", "incomplete", "missing"} and len(verdicts) == 4
+    assert "comes with snakemake sensitivity-all" in front.inner_text("#sensitivity + p")
+
+    run_pages = [f for f in files_of(front) if "/report/runs/" in f.as_posix()]
+    assert run_pages and all(f.is_file() for f in files_of(front)), "a link of the paper page resolves to nothing"
+    for run_page in sorted(set(run_pages)):
+        front.goto(run_page.as_uri())
+        files = files_of(front)
+        assert {f.name for f in files} >= {"params.json", "meta.json", "manifest.json"}
+        assert all(f.is_file() for f in files), [f for f in files if not f.is_file()]
+        assert front.locator("#run-table tbody tr").count() == 6, "the sweep's six runs"
+    front.close()
+
+
+def test_sensitivity_all_renders_the_report_with_the_sensitivity_table(sweep_run):
+    work, results, doc = sweep_run
+    paper = results / "report" / "papers" / "red_pi_flows.html"
+    assert "comes with <code>snakemake sensitivity-all</code>" in paper.read_text()
+    proc = snakemake(work, Path(results.parent / "red_pi_flows.yaml"), results, "sensitivity-all")
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    text = paper.read_text()
+    assert 'id="sensitivity-flows"' in text and "<th>red_weight=fast</th>" in text
+    assert "sensitivity-all</code> (it runs" not in text
