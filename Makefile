@@ -26,8 +26,11 @@ APT_PACKAGES := build-essential patch xz-utils binutils python3-venv \
 reproduce: setup
 	$(BIN)/snakemake reproduce-all $(SNAKEMAKE_ARGS)
 
+# TEST_WORKERS: pytest-xdist processes; a group of tests that must not run side by side stays on one worker
+# (tests/conftest.py). The slowest tests are listed at the end, to see where the time goes.
+TEST_WORKERS ?= 2
 test: setup ns2
-	$(BIN)/pytest
+	$(BIN)/pytest --numprocesses $(TEST_WORKERS) --dist loadgroup --durations 25
 
 setup: apt venv
 

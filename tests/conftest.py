@@ -45,20 +45,58 @@ def tarball() -> Path:
     return ns2_build.ensure_tarball()
 
 
-SUITE_ROWS = pytest.StashKey[list]()
+# --- pytest-xdist (`make test` runs two workers, --dist loadgroup) -------------------------------------------
+# A group runs on one worker, one test after another. By default a test file is one group, so that its module-scoped
+# fixtures (an ns run, a small sweep) are built once. A file that sets SPREAD_OVER_WORKERS = True has tests
+# independent of each other (each in its own scratch copy), spread one by one. Two groups never run side by side:
+SERIAL_GROUPS = {
+    # Snakemake in this checkout (results in tmp_path, but logs/ and .snakemake/ shared): one invocation at a time.
+    "snakemake-in-checkout": (
+        "tests/workflow/test_bad_input_snakemake.py",
+        "tests/workflow/test_interruption.py",
+        "tests/workflow/test_rerun_triggers.py",
+        "tests/workflow/test_sensitivity.py",
+        "tests/workflow/test_unshipped_sweep.py",
+    ),
+}
 
 
-@pytest.fixture(scope="session")
-def suite_rows(pytestconfig) -> list:
-    """Validation-suite results collected for the closing summary."""
-    return pytestconfig.stash.setdefault(SUITE_ROWS, [])
+def pytest_collection_modifyitems(config, items):
+    group_of_file = {path: group for group, paths in SERIAL_GROUPS.items() for path in paths}
+    for item in items:
+        if item.get_closest_marker("xdist_group") or getattr(item.module, "SPREAD_OVER_WORKERS", False):
+            continue
+        path = Path(item.path).relative_to(REPO).as_posix()
+        item.add_marker(pytest.mark.xdist_group(group_of_file.get(path, path)))
+
+
+# --- the validation suites' closing table -------------------------------------------------------------------
+# Each suite test records its counts in its report's user_properties, which pytest-xdist carries from the worker
+# to the process that prints the summary.
+SUITE_PROPERTY = "ns2_validation_suite"
+_suite_rows: list[tuple] = []
+
+
+@pytest.fixture
+def record_suite(request):
+    """record_suite(ours, ref): add one suite's counts (ours and Debian's ns) to the closing table."""
+
+    def record(ours, ref) -> None:
+        row = (ours.suite, len(ours.passed), ours.total, len(ref.passed), ref.total)
+        request.node.user_properties.append((SUITE_PROPERTY, row))
+
+    return record
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call":
+        _suite_rows.extend(value for name, value in report.user_properties if name == SUITE_PROPERTY)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    rows = config.stash.get(SUITE_ROWS, [])
-    if not rows:
+    if not _suite_rows:
         return
     terminalreporter.section("ns-2 validation suites (passed / tests)")
-    for ours, ref in rows:
-        ours_count = f"{len(ours.passed):3d}/{ours.total:<3d}"
-        terminalreporter.write_line(f"{ours.suite:30s} ours {ours_count}  Debian's ns {len(ref.passed):3d}/{ref.total}")
+    for suite, ours_passed, ours_total, ref_passed, ref_total in _suite_rows:
+        ours_count = f"{ours_passed:3d}/{ours_total:<3d}"
+        terminalreporter.write_line(f"{suite:30s} ours {ours_count}  Debian's ns {ref_passed:3d}/{ref_total}")

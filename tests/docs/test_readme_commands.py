@@ -374,7 +374,14 @@ ALL_WAYS = {**WAYS, **DOC_WAYS}
 RUNNABLE = list({w.command or c: c for c, w in reversed(ALL_WAYS.items()) if isinstance(w, Substituted)}.values())
 
 
-@pytest.mark.parametrize("command", RUNNABLE, ids=short)
+# Under pytest-xdist (tests/conftest.py) the commands are spread over the workers, each worker with its own scratch
+# copy; those that start the one-node Slurm run on one worker, one after another.
+SPREAD_OVER_WORKERS = True
+ONE_SLURM = pytest.mark.xdist_group("slurm")
+
+
+@pytest.mark.parametrize("command", [pytest.param(c, marks=[ONE_SLURM] if "slurm" in ALL_WAYS[c].needs else [])
+                                     for c in RUNNABLE], ids=short)  # fmt: skip
 def test_the_command_runs(command, scratch):
     way = ALL_WAYS[command]
     image = os.environ.get(IMAGE_ENV)
