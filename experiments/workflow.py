@@ -444,6 +444,12 @@ def simulate_code_digest(tools: simulate.Toolchain) -> str:
     return f"{tools.code_sha256}:{modules}"
 
 
+def batch_of(wildcards) -> tuple[str, str, int, str]:
+    """A simulate job's (paper, experiment, batch index, reading label) from its wildcards: a baseline job's have
+    no reading."""
+    return wildcards.paper, wildcards.experiment, int(wildcards.batch), getattr(wildcards, "reading", BASELINE)
+
+
 def simulate_batch(
     plan: Plan,
     wildcards,
@@ -457,8 +463,7 @@ def simulate_batch(
     """One Snakemake job: run (or reuse) and parse every run of a batch, then write its record, failed runs
     included (the job succeeds: Plan.batch_retry says how they are retried). `wildcards`: the job's paper,
     experiment, batch and (a reading's job) reading; `retry_of`: its retry param."""
-    paper, experiment, index = wildcards.paper, wildcards.experiment, int(wildcards.batch)
-    reading = getattr(wildcards, "reading", BASELINE)
+    paper, experiment, index, reading = batch_of(wildcards)
     after = parse_into_tables(settings)
     runs = plan.batch_runs(paper, experiment, index, reading)
     with open(log, "w") as log_file:

@@ -24,9 +24,9 @@ rule simulate_batch:
         "logs/{paper}/{experiment}/simulate_batch_{batch}.log",
     params:
         code=SIMULATE_CODE,
-        identity=lambda w: PLAN.batch_identity(w.paper, w.experiment, int(w.batch)),
-        retry=lambda w: PLAN.batch_retry(RESULTS, w.paper, w.experiment, int(w.batch)),
-        runs=lambda w: PLAN.describe_batch(w.paper, w.experiment, int(w.batch)),
+        identity=lambda w: PLAN.batch_identity(*wf.batch_of(w)),
+        retry=lambda w: PLAN.batch_retry(RESULTS, *wf.batch_of(w)),
+        runs=lambda w: PLAN.describe_batch(*wf.batch_of(w)),
     message:
         "{params.runs}"
     run:
@@ -44,36 +44,10 @@ rule simulate_batch:
 
 # The alternatives of the open choices (experiments.readings): the same experiment with
 # one reading applied; its runs share results/runs/ with the baseline's (a run is named by
-# its key), its batch records live under <paper>/<experiment>/readings/<reading>/.
-rule simulate_reading_batch:
-    input:
-        ns=rules.build_ns2.output.ns,
-        manifest=rules.build_ns2.output.manifest,
+# its key), its batch records live under <paper>/<experiment>/readings/<reading>/. The rule
+# is simulate_batch's with these paths (its params and body read the reading from the wildcards).
+use rule simulate_batch as simulate_reading_batch with:
     output:
         record=f"{RESULTS}/{{paper}}/{{experiment}}/readings/{{reading}}/batches/{{batch}}.json",
     log:
         "logs/{paper}/{experiment}/readings/{reading}/simulate_batch_{batch}.log",
-    params:
-        code=SIMULATE_CODE,
-        identity=lambda w: PLAN.batch_identity(
-            w.paper, w.experiment, int(w.batch), w.reading
-        ),
-        retry=lambda w: PLAN.batch_retry(
-            RESULTS, w.paper, w.experiment, int(w.batch), w.reading
-        ),
-        runs=lambda w: PLAN.describe_batch(
-            w.paper, w.experiment, int(w.batch), w.reading
-        ),
-    message:
-        "{params.runs}"
-    run:
-        wf.simulate_batch(
-            PLAN,
-            wildcards,
-            SETTINGS,
-            TOOLS,
-            output.record,
-            log[0],
-            PROGRESS,
-            params.retry,
-        )
