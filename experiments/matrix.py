@@ -305,6 +305,24 @@ class Cell:
     levels: tuple  # each level's {dotted path: value}, in the matrix's order
 
 
+def covering_cells(cells: list[Cell]) -> list[Cell]:
+    """A subset of `cells`, in their order, holding every level of every axis at least once: greedily the cell with
+    the most levels not yet held (the earliest on a tie) until none is left. For a product of axes that is about as
+    many cells as its longest axis has levels instead of their product: enough to check a reading's wiring at every
+    level, not to judge its claims."""
+
+    def levels(cell: Cell) -> set[tuple[str, str]]:
+        return {(axis, label_text(label)) for axis, label in cell.labels.items()}
+
+    unheld = set().union(*map(levels, cells))
+    chosen: set[int] = set()
+    while unheld:
+        best = max(range(len(cells)), key=lambda i: (len(levels(cells[i]) & unheld), -i))
+        chosen.add(best)
+        unheld -= levels(cells[best])
+    return [cells[i] for i in sorted(chosen)]
+
+
 class Expansion:
     """The runs of one experiment under one reading, in a stable order (cell by cell, seeds within a cell), without
     resolving them all: counting and checking cost one step per matrix cell, and a slice (a batch) resolves only its
@@ -314,9 +332,14 @@ class Expansion:
     cells where claims are judged (an axis that is itself a reading stays at its baseline level). A cell the
     reading does not change (e.g. a queue knob in a cell with another queue) keeps the baseline's params, hence its
     key and its run: a reading never re-runs what the baseline ran.
+
+    `each_level` (a reading only; the smoke profile's `reading_cells: each_level`): run only a subset of the cells
+    in which every level of every axis appears (covering_cells); check() still checks every cell.
     """
 
-    def __init__(self, doc: dict, source: Path | str, experiment: str, reading: Reading | None = None):
+    def __init__(
+        self, doc: dict, source: Path | str, experiment: str, reading: Reading | None = None, each_level: bool = False
+    ):
         self.doc, self.source, self.experiment = doc, source, experiment
         self.exp = doc["experiments"][experiment]
         self.reading = reading if reading is not None and not reading.is_baseline else None
@@ -328,6 +351,9 @@ class Expansion:
             labels = {name: label for name, label, _ in sorted(cell, key=lambda entry: axes.index(entry[0]))}
             if all(label_text(labels[axis]) == label_text(level) for axis, level in judged_at.items()):
                 self.cells.append(Cell(labels, tuple(sets for _, _, sets in cell)))
+        self.checked = self.cells
+        if self.reading and each_level:
+            self.cells = covering_cells(self.cells)
         self.first, self.seeds = self.exp["seeds"]["first"], self.exp["seeds"]["count"]
 
     def __len__(self) -> int:
@@ -346,7 +372,7 @@ class Expansion:
     def check(self) -> None:
         """Every cell's scenario valid with its levels (and the reading) applied; ConfigError on the first that is
         not."""
-        for cell in self.cells:
+        for cell in self.checked:
             if self.reading:  # the levels alone first, so that an error names the reading only when it is the cause
                 _applied(self.doc, self.exp, list(cell.levels), self._where(cell), self.source)
             self.applied(cell)

@@ -17,6 +17,11 @@ Settings come from Snakemake's config (set by a profile or --config):
   replications      `file` (default): each experiment's seeds.count, and of an axis that names
                     default_levels only those levels; `paper`: its seeds.paper, the count the
                     paper ran, where the file gives one, and every level (profiles/paper)
+  reading_cells     the cells an alternative reading runs: `all` (default), every cell the
+                    baseline runs where the reading is judged; `each_level` (profiles/smoke), a
+                    subset holding every level of every axis (matrix.covering_cells): a check of
+                    the readings' wiring, not a judgement of their claims. Planning checks every
+                    cell either way.
 """
 
 from __future__ import annotations
@@ -58,6 +63,7 @@ class Settings:
     profile_name: str
     parse: bool
     replications: str = "file"
+    reading_cells: str = "all"
 
     @classmethod
     def from_config(cls, cfg: dict) -> Settings:
@@ -73,17 +79,20 @@ class Settings:
             keep_raw=flag(cfg, "keep_raw", False),
             profile_name=str(cfg.get("profile_name", "default")),
             parse=flag(cfg, "parse", True),
-            replications=replications_setting(cfg),
+            replications=one_of(cfg, "replications", REPLICATIONS),
+            reading_cells=one_of(cfg, "reading_cells", READING_CELLS),
         )
 
 
 REPLICATIONS = ("file", "paper")
+READING_CELLS = ("all", "each_level")
 
 
-def replications_setting(cfg: dict) -> str:
-    value = str(cfg.get("replications", "file"))
-    if value not in REPLICATIONS:
-        raise config_mod.ConfigError(f"workflow config: replications={value!r}; allowed: {', '.join(REPLICATIONS)}")
+def one_of(cfg: dict, key: str, allowed: tuple[str, ...]) -> str:
+    """A setting with named values, the first of `allowed` by default."""
+    value = str(cfg.get(key, allowed[0]))
+    if value not in allowed:
+        raise config_mod.ConfigError(f"workflow config: {key}={value!r}; allowed: {', '.join(allowed)}")
     return value
 
 
@@ -351,7 +360,8 @@ def plan(settings: Settings, ns_binary: Path | None = None) -> Plan:
             expansions[(paper, exp, BASELINE)] = matrix.Expansion(doc, path, exp)
         for reading in readings[paper].values():
             for exp in readings_mod.experiments_of(doc, reading):
-                expansions[(paper, exp, reading.label)] = matrix.Expansion(doc, path, exp, reading)
+                each_level = settings.reading_cells == "each_level"
+                expansions[(paper, exp, reading.label)] = matrix.Expansion(doc, path, exp, reading, each_level)
         for runs in expansions.values():
             if runs.doc is doc:
                 runs.check()
