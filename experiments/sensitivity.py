@@ -157,9 +157,12 @@ def classify(verdicts: dict[str, str]) -> str:
 
 
 def flips(verdicts: dict[str, str]) -> list[str]:
-    """The readings whose verdict differs from the baseline's."""
+    """The readings whose verdict differs from the baseline's, both measured: a reading left unmeasured (a cell it
+    did not run, a failed run) flips nothing, and nothing flips a baseline left unmeasured."""
     base = verdicts.get(readings_mod.BASELINE)
-    return [r for r, v in verdicts.items() if r != readings_mod.BASELINE and v != base]
+    if base is None or base in UNMEASURED:
+        return []
+    return [r for r, v in verdicts.items() if r != readings_mod.BASELINE and v != base and v not in UNMEASURED]
 
 
 def _claim_key(row) -> str:

@@ -358,3 +358,11 @@ def test_an_alternative_runs_only_where_its_own_paths_apply(tmp_path):
     by_label = {r.label: r for r in readings.run_readings(doc)}
     assert readings.experiments_of(doc, by_label["buffers=red_5"]) == ["tiny"]
     assert readings.experiments_of(doc, by_label["buffers=dt_5"]) == ["other"]
+
+
+def test_only_a_measured_verdict_flips_a_measured_baseline():
+    from experiments.sensitivity import flips
+
+    verdicts = {"baseline": "pass", "a=1": "fail", "b=1": "missing", "c=1": "incomplete", "d=1": "pass", "e=1": "drift"}
+    assert flips(verdicts) == ["a=1", "e=1"]
+    assert flips({"baseline": "missing", "a=1": "fail", "d=1": "pass"}) == []
