@@ -316,7 +316,7 @@ def covering_cells(cells: list[Cell]) -> list[Cell]:
 
     unheld = set().union(*map(levels, cells))
     chosen: set[int] = set()
-    while unheld:
+    while cells and (unheld or not chosen):  # an experiment without axes: its one cell
         best = max(range(len(cells)), key=lambda i: (len(levels(cells[i]) & unheld), -i))
         chosen.add(best)
         unheld -= levels(cells[best])

@@ -47,6 +47,16 @@ def test_a_product_is_covered_by_as_many_cells_as_its_longest_axis_has_levels(tm
     assert chosen == [cell for cell in every if cell in chosen]  # in the matrix's order
 
 
+def test_an_experiment_without_axes_keeps_its_one_cell(tmp_path):
+    doc = yaml.safe_load(MINIMAL.read_text())
+    del doc["experiments"]["tiny"]["matrix"]
+    path = tmp_path / "exp.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    (cell,) = matrix.Expansion(config.load(path), path, "tiny").cells
+    assert matrix.covering_cells([cell]) == [cell]
+    assert matrix.covering_cells([]) == []
+
+
 def test_each_level_cuts_only_the_readings_runs(tmp_path):
     path = write(tmp_path, [1, 2, 3])
     full, cut = planned(path, "all"), planned(path, "each_level")
