@@ -237,6 +237,14 @@ def summary(data: report.PaperData) -> str:
     )  # fmt: skip
 
 
+def breakable(name) -> str:
+    """An identifier (claim id, metric name) escaped, with a line-break opportunity after each underscore, so
+    that a narrow column breaks it between its words rather than anywhere."""
+    from markupsafe import Markup, escape
+
+    return Markup("_<wbr>").join(escape(part) for part in str(name).split("_"))
+
+
 # ----------------------------------------------------------------------------- rendering
 
 
@@ -252,6 +260,7 @@ def environment():
         keep_trailing_newline=True,
     )
     env.filters["md"] = inline
+    env.filters["breakable"] = breakable
     return env
 
 

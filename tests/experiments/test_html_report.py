@@ -250,6 +250,11 @@ def test_text_is_escaped_and_its_markdown_rendered(results):
     assert '<td style="text-align: right">9.0</td>' in text and "Mean over <code>seeds</code>." in text
 
 
+def test_an_identifier_breaks_after_its_underscores_only():
+    assert html_report.breakable("fig4_8_<b>") == "fig4_<wbr>8_<wbr>&lt;b&gt;"
+    assert html_report.breakable("loss") == "loss"
+
+
 def test_a_table_file_s_markdown_as_blocks():
     blocks = html_report.markdown_blocks(
         "**Caption**\nmore text\n| a | b \\| c |\n|:---|---:|\n| 1 | 2 |\nafter\n\n\nend"

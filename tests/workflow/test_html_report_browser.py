@@ -100,6 +100,17 @@ def files_of(page) -> list[Path]:
     return [Path(unquote(urlparse(h).path)) for h in hrefs if urlparse(h).scheme == "file"]
 
 
+LONG_ID = "fig4_8_ared_feng_loss_rate_above_psand_at_every_load_on_topo_diff"  # longer than any shipped claim id
+
+
+def verdict_column_right_edge(page) -> float:
+    """Where the claim table's verdict column ends, in CSS pixels from the page's left edge, once the first row
+    holds a claim id and a metric name longer than any shipped one (neither has a place to break)."""
+    page.eval_on_selector("#claim-table tbody tr td:nth-child(1) code", "(c, id) => { c.textContent = id; }", LONG_ID)
+    page.eval_on_selector("#claim-table tbody tr td:nth-child(4)", "(c, id) => { c.append(id); }", LONG_ID)
+    return page.eval_on_selector("#claim-table tbody tr td:nth-child(10)", "c => c.getBoundingClientRect().right")
+
+
 def test_the_report_in_a_browser(browser, sweep_run, tmp_path):
     work, results, doc = sweep_run
     front = screenshot(browser, results / "report" / "index.html", tmp_path / "front.png")
@@ -118,6 +129,7 @@ def test_the_report_in_a_browser(browser, sweep_run, tmp_path):
     verdicts = front.locator("#claim-table tbody tr td:nth-child(10)").all_inner_texts()
     assert set(verdicts) <= {"pass", "drift", "fail", "incomplete", "missing"} and len(verdicts) == 4
     assert "comes with snakemake sensitivity-all" in front.inner_text("#sensitivity + p")
+    assert verdict_column_right_edge(front) <= VIEWPORT["width"], "the verdict column lies beyond the window"
 
     run_pages = [f for f in files_of(front) if "/report/runs/" in f.as_posix()]
     assert run_pages and all(f.is_file() for f in files_of(front)), "a link of the paper page resolves to nothing"
