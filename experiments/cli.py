@@ -57,6 +57,24 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_check_report(args: argparse.Namespace) -> int:
+    from experiments import report_check
+
+    try:
+        pages = report_check.check(args.report)
+    except FileNotFoundError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_BAD_CONFIG
+    problems = [line for page in pages for line in page.problems()]
+    for line in problems:
+        print(line, file=sys.stderr)
+    print(
+        f"{len(pages)} pages, {sum(p.images for p in pages)} images, {sum(p.links for p in pages)} file links: "
+        f"{len(problems)} problems"
+    )
+    return 1 if problems else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m experiments", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -71,6 +89,13 @@ def main(argv: list[str] | None = None) -> int:
     runs.set_defaults(func=cmd_runs)
     metrics = sub.add_parser("metrics", help="print every metric figures and claims can name, as a markdown table")
     metrics.set_defaults(func=cmd_metrics)
+    report = sub.add_parser(
+        "check-report",
+        help="open every page of an HTML report in headless Chromium and list "
+        "broken images, links to missing files and a verdict column beyond a 1,200-px window",
+    )
+    report.add_argument("report", type=Path, help="the report folder, <results>/report")
+    report.set_defaults(func=cmd_check_report)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

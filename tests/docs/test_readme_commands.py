@@ -30,9 +30,11 @@ from pathlib import Path
 
 import pytest
 
+from experiments.report_check import CHROMIUM
+
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
-IMAGE_ENV, SLURM_ENV = "NS2REPRO_CONTAINER_IMAGE", "NS2REPRO_SLURM_READY"
+IMAGE_ENV, SLURM_ENV, BROWSER_ENV = "NS2REPRO_CONTAINER_IMAGE", "NS2REPRO_SLURM_READY", "NS2REPRO_BROWSER"
 # .ci/container's podman flags: no network, runc, and limits this machine's hard nofile limit allows.
 PODMAN = "podman run --runtime runc --network none --ulimit nofile=20000:20000 --ulimit nproc=32768:32768"
 TIMEOUT_S = 1800
@@ -42,7 +44,7 @@ TIMEOUT_S = 1800
 class Substituted:
     command: str  # run in the scratch copy instead; {image} is the image CI built
     why: str
-    needs: tuple[str, ...] = ()  # "image", "slurm"
+    needs: tuple[str, ...] = ()  # "image", "slurm", "browser"
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,11 @@ WAYS: dict[str, Substituted | InCi | Unavailable] = {
     ".venv/bin/snakemake --config experiment_files=my_sweep.yaml -- results/red_pi_flows/figures/delay_vs_flows.png":
         Substituted(".venv/bin/snakemake --config experiment_files=my_sweep.yaml -- "
                     "results/red_pi_flows/figures/delay_vs_flows.png", SWEEP),
+    # The HTML report
+    ".venv/bin/python -m experiments check-report results/report": Substituted(
+        ".venv/bin/snakemake --profile profiles/smoke --config experiment_files=my_sweep.yaml -- "
+        "results-smoke/report/index.html && .venv/bin/python -m experiments check-report results-smoke/report",
+        f"the report of the README's sweep on the smoke profile (results-smoke/), {SWEEP}", ("browser",)),
     # Tests and benchmarks
     "make lint": InCi(".ci/run", "make lint"),
     ".venv/bin/python tests/ns2/suites.py --all --markdown docs/VALIDATION.md": Substituted(
@@ -389,6 +396,8 @@ def test_the_command_runs(command, scratch):
         pytest.skip(f"needs the image of CI's container stage ({IMAGE_ENV})")
     if "slurm" in way.needs and not os.environ.get(SLURM_ENV):
         pytest.skip(f"needs the one-node Slurm of .ci/slurm, as root ({SLURM_ENV})")
+    if "browser" in way.needs and not CHROMIUM.is_file() and os.environ.get(BROWSER_ENV) != "1":
+        pytest.skip(f"needs {CHROMIUM} (apt-get install chromium; CI's test stage sets {BROWSER_ENV}=1)")
     what = (
         (way.command or command).replace("{image}", shlex.quote(image or "")).replace("{repo}", shlex.quote(str(REPO)))
     )

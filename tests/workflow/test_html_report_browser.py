@@ -8,18 +8,19 @@ Skipped when Chromium or Playwright is missing, unless NS2REPRO_BROWSER=1 (CI's 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 import pytest
 import yaml
 from test_failed_runs_reported import LINKED, sweep
 
+from experiments import report_check
+from experiments.report_check import CHROMIUM, VIEWPORT, files_of
+
 REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
-VIEWPORT = {"width": 1200, "height": 800}
 # An open choice with one alternative, so that sensitivity-all has a reading to run (RED's cells only: 3 runs).
 CHOICE = {"id": "red_weight", "what": "RED's queue weight", "choice": "0.002", "why": "the sweep's own",
           "path": "queues.RED.knobs.q_weight_",
@@ -94,12 +95,6 @@ def claim_rows(doc: dict) -> int:
     return rows
 
 
-def files_of(page) -> list[Path]:
-    """The files a page's links point to (not its anchors), resolved as the browser resolved them."""
-    hrefs = page.eval_on_selector_all("a[href]", "links => links.map(a => a.href)")
-    return [Path(unquote(urlparse(h).path)) for h in hrefs if urlparse(h).scheme == "file"]
-
-
 LONG_ID = "fig4_8_ared_feng_loss_rate_above_psand_at_every_load_on_topo_diff"  # longer than any shipped claim id
 
 
@@ -108,7 +103,7 @@ def verdict_column_right_edge(page) -> float:
     holds a claim id and a metric name longer than any shipped one (neither has a place to break)."""
     page.eval_on_selector("#claim-table tbody tr td:nth-child(1) code", "(c, id) => { c.textContent = id; }", LONG_ID)
     page.eval_on_selector("#claim-table tbody tr td:nth-child(4)", "(c, id) => { c.append(id); }", LONG_ID)
-    return page.eval_on_selector("#claim-table tbody tr td:nth-child(10)", "c => c.getBoundingClientRect().right")
+    return report_check.verdict_edge(page)
 
 
 def test_the_report_in_a_browser(browser, sweep_run, tmp_path):
@@ -151,3 +146,28 @@ def test_sensitivity_all_renders_the_report_with_the_sensitivity_table(sweep_run
     text = paper.read_text()
     assert 'id="sensitivity-flows"' in text and "<th>red_weight=fast</th>" in text
     assert "sensitivity-all</code> (it runs" not in text
+
+
+def test_check_report_lists_what_a_reader_would_notice(browser, sweep_run, tmp_path):
+    """`python -m experiments check-report` on a copy of the sweep's results: clean, then with a figure, a run's
+    params.json and the claim table's fixed widths taken away, each named (and exit 1)."""
+    _, results, _ = sweep_run
+    copy = tmp_path / "results"
+    shutil.copytree(results, copy, symlinks=True)
+    report = copy / "report"
+    command = [sys.executable, "-m", "experiments", "check-report", str(report)]
+    clean = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert clean.returncode == 0 and clean.stdout.endswith(": 0 problems\n"), clean.stdout + clean.stderr
+
+    figure = next((copy / "red_pi_flows" / "figures").glob("*.png"))
+    figure.unlink()
+    params = sorted((copy / "runs").glob("*/params.json"))[0]
+    params.unlink()
+    paper = report / "papers" / "red_pi_flows.html"
+    head, table = paper.read_text().replace('class="fitted"', "").split('id="claim-table"')
+    paper.write_text(head + 'id="claim-table"' + table.replace("<td><code>", f"<td><code>{LONG_ID * 2}", 1))
+    broken = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    assert f"image did not load: ../../red_pi_flows/figures/{figure.name}" in broken.stderr
+    assert f"link to a missing file: {params}" in broken.stderr
+    assert "the verdict column ends at" in broken.stderr and ": 3 problems" in broken.stdout
