@@ -231,6 +231,12 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
         "/usr/bin/time -v .venv/bin/snakemake --dry-run --config experiment_files=configs/psand.yaml "
         "results=/tmp/ch3-d2 -- '/tmp/ch3-d2/psand/table3_1/readings/t31_mode=strict/metrics.parquet'",
         f"{DRY}, one reading's table"),
+    ".venv/bin/snakemake --config experiment_files=configs/psand.yaml results=/work/scratch/psand-a --keep-going "
+    "--prioritize <the 14 baseline metrics tables> -- <those 14 and the 76 readings' metrics.parquet>": Substituted(
+        ".venv/bin/snakemake --dry-run --config experiment_files=configs/psand.yaml results=/tmp/psand-a "
+        "--keep-going --prioritize /tmp/psand-a/psand/load/metrics.parquet -- /tmp/psand-a/psand/load/metrics.parquet "
+        "'/tmp/psand-a/psand/load/readings/wq_packet=500/metrics.parquet'",
+        f"{DRY}, one baseline and one reading's table"),
     # docs/VALIDATION.md
     ".venv/bin/python tests/ns2/suites.py --ours build/ns2/ns --reference /usr/bin/ns --markdown docs/VALIDATION.md "
     "--all": Substituted(
