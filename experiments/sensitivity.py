@@ -14,6 +14,8 @@ it holds, i.e. the readings whose mechanism matches the paper's.
 A claim whose note blames some choices (`suspects`) is marked confirmed when a reading
 of one of them changes its verdict, not confirmed when none does (a reading under which
 the claim is missing, with nothing to measure, confirms nothing).
+A reading whose table is not in the results folder (a folder only partly run, the table written by hand) is
+`not run`, never `missing`: no evidence either way, like `missing` and `incomplete`, but a different reason.
 
 Written as results/SENSITIVITY.md and, machine-readable, results/sensitivity.parquet
 (one row per claim x reading).
@@ -21,7 +23,7 @@ Written as results/SENSITIVITY.md and, machine-readable, results/sensitivity.par
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -32,7 +34,9 @@ from experiments.config import axes_of
 from experiments.report import build_line, load_metrics, post_hoc_note, write_atomic
 
 HOLDS = {"pass", "drift"}
-UNMEASURED = {"missing", "incomplete"}  # nothing to judge, or a run it needs failed: no evidence either way
+NOT_RUN = "not run"  # the reading's metrics table is absent from the results folder
+# nothing to judge, a run it needs failed, or the reading's runs absent: no evidence either way
+UNMEASURED = {"missing", "incomplete", NOT_RUN}
 COLUMNS = ["paper", "claim", "class", "row", "cell", "experiment", "reading", "choices", "verdict", "measured",
            "expected", "distance", "inherited"]  # fmt: skip
 JUDGED_CLASSES = ("reproduction", "diagnostic")  # the classes the table judges under every reading
@@ -81,8 +85,11 @@ def table(doc: dict, baseline: dict[str, pd.DataFrame], by_reading: dict[str, di
         for reading, fixed in claim_readings(doc, exp):
             judged_claim = reading_claim(claim, reading)
             metrics = reading_metrics(reading, baseline, by_reading).get(exp)
-            cells = claims_mod.evaluate(judged_claim, metrics, axes, fixed) if metrics is not None else []
-            judged = claims_mod.combine(claim, cells or [claims_mod.missing(claim)])
+            if metrics is None:
+                judged = not_run(claim)
+            else:
+                cells = claims_mod.evaluate(judged_claim, metrics, axes, fixed)
+                judged = claims_mod.combine(claim, cells or [claims_mod.missing(claim)])
             for cv in judged:
                 rows.append({
                     "paper": doc["paper"], "claim": cv.claim, "class": cv.cls, "row": claim.get("row", ""),
@@ -94,6 +101,15 @@ def table(doc: dict, baseline: dict[str, pd.DataFrame], by_reading: dict[str, di
                     "inherited": bool(reading.metrics) and not reading.metrics.keys() & claims_mod.claim_metrics(claim),
                 })  # fmt: skip
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def not_run(claim: dict) -> list[claims_mod.ClaimVerdict]:
+    """The claim under a reading whose metrics table is absent: like missing, named for its cause."""
+    absent = replace(claims_mod.missing(claim), verdict=NOT_RUN, note="this reading's runs are not in the folder")
+    return [
+        replace(cv, verdict=NOT_RUN, deciding=absent, cells=[absent])
+        for cv in claims_mod.combine(claim, [claims_mod.missing(claim)])
+    ]
 
 
 def relative_distance(claim: dict, value: float) -> float:
@@ -145,7 +161,7 @@ def row_lines(rows: pd.DataFrame, shown: int = 5) -> list[str]:
 
 
 def classify(verdicts: dict[str, str]) -> str:
-    """holds / fails / depends / not measured, from {reading: verdict} (missing and incomplete readings left out)."""
+    """holds / fails / depends / not measured, from {reading: verdict} (unmeasured readings left out)."""
     measured = {r: v for r, v in verdicts.items() if v not in UNMEASURED}
     if not measured:
         return "not measured"
@@ -294,7 +310,7 @@ def _hypothesis(key: str, blamed: list[str], claim_rows: pd.DataFrame, flipped: 
     # A reading under which the claim is missing (nothing to measure, e.g. no loss at all) shows no verdict that
     # the suspect would change: it neither confirms nor refutes the hypothesis.
     changed = [r for r in theirs if verdicts.get(r) not in UNMEASURED]
-    for verdict, why in (("missing", "nothing to measure"), ("incomplete", "a run failed")):
+    for verdict, why in (("missing", "nothing to measure"), ("incomplete", "a run failed"), (NOT_RUN, "no runs")):
         unmeasured = [r for r in theirs if verdicts.get(r) == verdict]
         if unmeasured:
             rest += f"; {why} ({verdict}) under {', '.join(unmeasured)}"
@@ -328,7 +344,10 @@ def write(docs: list[dict], results: str | Path, manifest: str | Path, out_md: s
         "at a time (and together where the file asks for interactions). `choice=label` names a reading. A claim "
         "that holds (pass or drift) under every reading is robust to the choices tried; one that fails under every "
         "reading is the strongest evidence that the published result does not reproduce here. The holds / depends "
-        "/ fails lists count reproduction claims; diagnostics are listed apart.",
+        "/ fails lists count reproduction claims; diagnostics are listed apart. Three verdicts are no evidence either "
+        "way and are left out of the lists: **missing** (nothing to measure under that reading, e.g. no loss at "
+        "all), **incomplete** (a run it needs failed) and **not run** (that reading's runs are not in this results "
+        "folder).",
         "",
     ]
     write_atomic(out_md, "\n".join(head + body))

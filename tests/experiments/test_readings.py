@@ -217,6 +217,26 @@ def test_the_sensitivity_table_judges_a_measure_reading_on_its_metric_and_ranks_
     assert "| d | **pass** 4 ± 0 | - | none |" in markdown  # the inherited verdict is not shown as a reading of its own
 
 
+def test_a_reading_whose_table_is_absent_is_not_run_and_one_with_nothing_to_measure_is_missing(tmp_path):
+    from experiments import sensitivity
+
+    claim = {"id": "c", "kind": "value", "source": "T", "experiment": "tiny", "metric": "e2e_delay_ms_mean",
+             "expected": 10, "pass": {"rel": 0.1}, "drift": {"rel": 0.3}}  # fmt: skip
+    doc = load(tmp_path, choices=[BUFFER], claims=[claim])
+
+    def frame(metric):
+        return pd.DataFrame([{"experiment": "tiny", "flows_n": 1, "seed": s, "run_key": f"k{s}", "scope": "all",
+                              "metric": metric, "value": 20.0} for s in (1, 2)])  # fmt: skip
+
+    # buffer=5 ran but measured another metric; buffer=50's table is not in the folder
+    rows = sensitivity.table(doc, {"tiny": frame("e2e_delay_ms_mean")}, {"buffer=5": {"tiny": frame("other")}})
+    got = dict(zip(rows["reading"], rows["verdict"], strict=True))
+    assert got == {"baseline": "fail", "buffer=5": "missing", "buffer=50": sensitivity.NOT_RUN}
+    assert sensitivity.classify(got) == "fails" and sensitivity.flips(got) == []  # neither is evidence
+    markdown = "\n".join(sensitivity.paper_markdown(doc, rows))
+    assert "| c | **fail** 20 ± 0 | **missing** | **not run** | none |" in markdown, markdown
+
+
 def test_a_row_is_ranked_only_over_the_readings_that_concern_it(tmp_path):
     from experiments import sensitivity
 
