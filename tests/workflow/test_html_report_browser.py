@@ -47,8 +47,8 @@ def browser():
 
 
 def screenshot(browser, html: Path, png: Path, full_page: bool = False):
-    """Opens a page of the report from the file system and saves what it shows (docs/report-front.png was made by
-    this, on the smoke profile's results of Koo et al. and Zhang et al.); returns the open page."""
+    """Opens a page of the report from the file system and saves what it shows (docs/report-front.png was made the
+    same way, on the default profile's results of all five papers); returns the open page."""
     page = browser.new_page(viewport=VIEWPORT)
     page.goto(html.as_uri(), wait_until="load")
     page.screenshot(path=str(png), full_page=full_page)
