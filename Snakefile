@@ -16,8 +16,6 @@
 from glob import glob
 from pathlib import Path
 
-from experiments.provenance import write_stamp
-
 
 include: "workflows/common.smk"
 include: "workflows/build.smk"
@@ -40,8 +38,8 @@ rule reproduce_all:
     params:
         invocation=INVOCATION,
     run:
-        write_stamp(input, output[0])
-        wf.raise_for_failed_runs(PLAN, RESULTS, False, log[0])
+        stamps.write_stamp(input, output[0])
+        stamps.raise_for_failed_runs(PLAN, RESULTS, False, log[0])
 
 
 rule sensitivity_all:
@@ -56,5 +54,5 @@ rule sensitivity_all:
     params:
         invocation=INVOCATION,
     run:
-        write_stamp(input, output[0])
-        wf.raise_for_failed_runs(PLAN, RESULTS, True, log[0])
+        stamps.write_stamp(input, output[0])
+        stamps.raise_for_failed_runs(PLAN, RESULTS, True, log[0])

@@ -98,8 +98,10 @@ def run_once(binary: Path, work: Workload, check: bool = True) -> tuple[float, f
 
 
 def workloads(tree_test_dir: Path) -> list[Workload]:
-    items = [Workload(f"{script.removeprefix('test-suite-')[:-4]}:{test}", [script, test, "QUIET"], tree_test_dir)
-             for script, test in SUITE_TESTS]  # fmt: skip
+    items = [
+        Workload(f"{script.removeprefix('test-suite-')[:-4]}:{test}", [script, test, "QUIET"], tree_test_dir)
+        for script, test in SUITE_TESTS
+    ]
     items += [Workload(p.stem, [str(p)], None) for p in SCRIPTS]
     items += [Workload(f"run:{p.parent.name}", [str(DRIVER)], None, p, paper=True) for p in PAPER_RUNS]
     return items
@@ -143,8 +145,10 @@ def instruction_counts(binaries: dict[str, Path]) -> dict[str, int]:
             (Path(tmp) / label).mkdir()
             out = Path(tmp) / f"{label}.callgrind"
             cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", str(binary), str(script)]
-            procs[label] = (subprocess.Popen(cmd, cwd=Path(tmp) / label, stdout=subprocess.DEVNULL,
-                                             stderr=subprocess.DEVNULL), out)  # fmt: skip
+            procs[label] = (
+                subprocess.Popen(cmd, cwd=Path(tmp) / label, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
+                out,
+            )
         counts = {}
         for label, (proc, out) in procs.items():
             if proc.wait() != 0:

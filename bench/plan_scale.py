@@ -88,9 +88,20 @@ def commands(sweep: Path, results: Path) -> dict[str, list[str]]:
     bin_dir = REPO / ".venv" / "bin"
     return {
         "validate": [str(bin_dir / "python"), "-m", "experiments", "validate", str(sweep)],
-        "snakemake -n": [str(bin_dir / "snakemake"), "-n", "--quiet", "all", "--cores", "2",
-                         "--config", f"experiment_files={sweep}", f"results={results}", "--", "reproduce-all"],
-    }  # fmt: skip
+        "snakemake -n": [
+            str(bin_dir / "snakemake"),
+            "-n",
+            "--quiet",
+            "all",
+            "--cores",
+            "2",
+            "--config",
+            f"experiment_files={sweep}",
+            f"results={results}",
+            "--",
+            "reproduce-all",
+        ],
+    }
 
 
 def main() -> int:
@@ -109,8 +120,10 @@ def main() -> int:
             for tool, cmd in commands(sweep, Path(scratch) / f"results-{n}").items():
                 wall, cpu, rss, _ = measure(cmd)
                 rows.append({"tool": tool, "runs": runs, "wall": wall, "cpu": cpu, "rss": rss})
-                print(f"{tool:13s} {runs:7,d} runs: {wall:6.2f} s wall, {cpu:6.2f} s CPU, {rss:7.0f} MB peak RSS",
-                      flush=True)  # fmt: skip
+                print(
+                    f"{tool:13s} {runs:7,d} runs: {wall:6.2f} s wall, {cpu:6.2f} s CPU, {rss:7.0f} MB peak RSS",
+                    flush=True,
+                )
     section = markdown(rows, args)
     print(section)
     if args.markdown:

@@ -34,12 +34,16 @@ import pyarrow.parquet as pq  # noqa: E402
 from perfdoc import write_section  # noqa: E402
 
 import parsers  # noqa: E402
-from experiments import matrix, simulate  # noqa: E402
-from experiments import workflow as wf  # noqa: E402
+from experiments.config.readings import BASELINE  # noqa: E402
+from experiments.planning.expansion import Expansion, Run  # noqa: E402
+from experiments.planning.profiles import Settings  # noqa: E402
+from experiments.simulate.execute import execute  # noqa: E402
+from experiments.simulate.toolchain import Toolchain  # noqa: E402
+from experiments.workflow import plan as plan_mod  # noqa: E402
+from experiments.workflow.jobs import parse_into_tables  # noqa: E402
 
 MARK_BEGIN, MARK_END = "<!-- run-disk:begin -->", "<!-- run-disk:end -->"
-TOOLS = simulate.Toolchain(ns=REPO / "build/ns2/ns", manifest=REPO / "build/ns2/manifest.json",
-                           driver=REPO / "tcl/driver.tcl")  # fmt: skip
+TOOLS = Toolchain(ns=REPO / "build/ns2/ns", manifest=REPO / "build/ns2/manifest.json", driver=REPO / "tcl/driver.tcl")
 
 
 def tree_bytes(directory: Path) -> int:
@@ -56,9 +60,9 @@ def snappy_bytes(tables: Path) -> int:
     return total
 
 
-def measure_run(run: matrix.Run, scratch: Path) -> dict:
-    settings = wf.Settings.from_config({"keep_raw": True})
-    outcome = simulate.execute(run, "bench", scratch, TOOLS, wf.parse_into_tables(settings))
+def measure_run(run: Run, scratch: Path) -> dict:
+    settings = Settings.from_config({"keep_raw": True})
+    outcome = execute(run, "bench", scratch, TOOLS, parse_into_tables(settings))
     if outcome.status == "failed":
         raise SystemExit(outcome.message)
     directory = outcome.directory
@@ -72,14 +76,14 @@ def measure_run(run: matrix.Run, scratch: Path) -> dict:
     return result
 
 
-def shortened(runs: matrix.Expansion, duration: float) -> matrix.Run:
+def shortened(runs: Expansion, duration: float) -> Run:
     """The experiment's first run, `duration` simulated seconds long."""
     exp = {**runs.exp, "duration": duration}
     doc = {**runs.doc, "experiments": {**runs.doc["experiments"], runs.experiment: exp}}
-    return matrix.Expansion(doc, runs.source, runs.experiment).runs(0, 1)[0]
+    return Expansion(doc, runs.source, runs.experiment).runs(0, 1)[0]
 
 
-def measuring_durations(runs: matrix.Expansion, full: float, cap: float | None) -> list[float]:
+def measuring_durations(runs: Expansion, full: float, cap: float | None) -> list[float]:
     """The full duration, or two shorter ones under the cap: half of it and all of it, each past the first
     run's last flow start or stop (a run must hold every flow it declares), so at most the full one."""
     if not cap or full <= cap:
@@ -106,26 +110,37 @@ def main() -> int:
     parser.add_argument("--markdown", type=Path, help="write the results into this file's run-disk section")
     args = parser.parse_args()
     files = sorted(str(p) for p in (REPO / "configs").glob("*.yaml"))
-    plans = {name: wf.plan(wf.Settings.from_config({"experiment_files": files, "replications": reps}), TOOLS.ns)
-             for name, reps in (("default", "file"), ("paper", "paper"))}  # fmt: skip
+    plans = {
+        name: plan_mod.plan(Settings.from_config({"experiment_files": files, "replications": reps}), TOOLS.ns)
+        for name, reps in (("default", "file"), ("paper", "paper"))
+    }
     rows = []
     with tempfile.TemporaryDirectory(prefix="run-disk-") as scratch:
         for (paper, experiment, reading), runs in plans["default"].expansions.items():
-            if reading != wf.BASELINE:
+            if reading != BASELINE:
                 continue
             full = float(runs.exp["duration"])
             durations = measuring_durations(runs, full, args.max_duration)
             measured = [measure_run(shortened(runs, d), Path(scratch)) for d in durations]
-            counts = {f"runs_{name}": sum(len(r) for (p, e, _), r in plan.expansions.items()
-                                          if (p, e) == (paper, experiment))
-                      for name, plan in plans.items()}  # fmt: skip
-            row = {"paper": paper, "experiment": experiment, "duration": full, "measured_at": durations,
-                   **{side: extrapolate(durations, [m[side] for m in measured], full) for side in ("before", "after")},
-                   **counts}  # fmt: skip
+            counts = {
+                f"runs_{name}": sum(len(r) for (p, e, _), r in plan.expansions.items() if (p, e) == (paper, experiment))
+                for name, plan in plans.items()
+            }
+            row = {
+                "paper": paper,
+                "experiment": experiment,
+                "duration": full,
+                "measured_at": durations,
+                **{side: extrapolate(durations, [m[side] for m in measured], full) for side in ("before", "after")},
+                **counts,
+            }
             rows.append(row)
-            print(f"{paper}/{experiment}: {row['before'] / 1e6:.2f} MB -> {row['after'] / 1e6:.2f} MB per run "
-                  f"(measured at {durations} s); runs: default {counts['runs_default']}, "
-                  f"paper {counts['runs_paper']}", flush=True)  # fmt: skip
+            print(
+                f"{paper}/{experiment}: {row['before'] / 1e6:.2f} MB -> {row['after'] / 1e6:.2f} MB per run "
+                f"(measured at {durations} s); runs: default {counts['runs_default']}, "
+                f"paper {counts['runs_paper']}",
+                flush=True,
+            )
     section = markdown(rows, args)
     print(section)
     if args.markdown:

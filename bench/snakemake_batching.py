@@ -32,8 +32,11 @@ sys.path.insert(0, str(REPO))
 
 from perfdoc import write_section  # noqa: E402
 
-from experiments import config, matrix  # noqa: E402
-from experiments.workflow import Settings  # noqa: E402
+from experiments.config.load import load  # noqa: E402
+from experiments.planning.expansion import expand  # noqa: E402
+
+# noqa: E402
+from experiments.planning.profiles import Settings  # noqa: E402
 
 MARK_BEGIN, MARK_END = "<!-- snakemake-batching:begin -->", "<!-- snakemake-batching:end -->"
 
@@ -70,13 +73,24 @@ def sweep_file(directory: Path, runs: int, duration: float) -> Path:
 
 
 def time_snakemake(sweep: Path, results: Path, batch_size: int) -> float:
-    runs = len(matrix.expand(config.load(sweep), str(sweep)))
+    runs = len(expand(load(sweep), str(sweep)))
     targets = [
         str(results / "bench_batching" / "short" / "batches" / f"{i}.json") for i in range(-(-runs // batch_size))
     ]
-    cmd = [str(REPO / ".venv" / "bin" / "snakemake"), "--cores", "2", "--quiet", "all",
-           "--config", f"experiment_files={sweep}", f"results={results}", f"batch_size={batch_size}", "parse=false",
-           "--", *targets]  # fmt: skip
+    cmd = [
+        str(REPO / ".venv" / "bin" / "snakemake"),
+        "--cores",
+        "2",
+        "--quiet",
+        "all",
+        "--config",
+        f"experiment_files={sweep}",
+        f"results={results}",
+        f"batch_size={batch_size}",
+        "parse=false",
+        "--",
+        *targets,
+    ]
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
@@ -87,9 +101,9 @@ def time_snakemake(sweep: Path, results: Path, batch_size: int) -> float:
 
 def time_loop(sweep: Path, work: Path) -> float:
     """Prepare the same params.json directories, then time only the parallel ns loop."""
-    doc = config.load(sweep)
+    doc = load(sweep)
     dirs = []
-    for run in matrix.expand(doc, str(sweep)):
+    for run in expand(doc, str(sweep)):
         directory = work / f"seed{run.seed}"
         directory.mkdir(parents=True)
         (directory / "params.json").write_text(json.dumps(run.params))
@@ -128,24 +142,26 @@ def main(argv: list[str] | None = None) -> int:
     rounds = {mode: ", ".join(f"{x:.1f}" for x in values) for mode, values in samples.items()}
     ratio = snake / loop
     verdict = "target met" if ratio <= 1.10 else "target MISSED"
-    section = "\n".join([
-        MARK_BEGIN,
-        "## Snakemake batching vs a plain parallel loop",
-        "",
-        f"Command: `.venv/bin/python bench/snakemake_batching.py --runs {args.runs} --rounds {args.rounds} "
-        f"--markdown docs/PERFORMANCE.md`. {args.runs} runs of one dumbbell cell ({args.duration:g} simulated s, "
-        f"~{loop * 2 / args.runs:.2f} s of ns each), 2 cores, rounds alternating which side goes first.",
-        "",
-        "| side | wall s (median) | all rounds |",
-        "|---|---|---|",
-        f"| snakemake, batch_size={args.batch_size} | {snake:.1f} | {rounds['snakemake']} |",
-        f"| xargs -P 2 loop of ns | {loop:.1f} | {rounds['loop']} |",
-        f"| snakemake, batch_size=1 (one job per run) | {unbatched:.1f} | 1 round |",
-        "",
-        f"Ratio snakemake / loop: **{ratio:.3f}** ({verdict}: <= 1.10). One job per run instead: "
-        f"{unbatched / loop:.2f} x the loop.",
-        MARK_END,
-    ])  # fmt: skip
+    section = "\n".join(
+        [
+            MARK_BEGIN,
+            "## Snakemake batching vs a plain parallel loop",
+            "",
+            f"Command: `.venv/bin/python bench/snakemake_batching.py --runs {args.runs} --rounds {args.rounds} "
+            f"--markdown docs/PERFORMANCE.md`. {args.runs} runs of one dumbbell cell ({args.duration:g} simulated s, "
+            f"~{loop * 2 / args.runs:.2f} s of ns each), 2 cores, rounds alternating which side goes first.",
+            "",
+            "| side | wall s (median) | all rounds |",
+            "|---|---|---|",
+            f"| snakemake, batch_size={args.batch_size} | {snake:.1f} | {rounds['snakemake']} |",
+            f"| xargs -P 2 loop of ns | {loop:.1f} | {rounds['loop']} |",
+            f"| snakemake, batch_size=1 (one job per run) | {unbatched:.1f} | 1 round |",
+            "",
+            f"Ratio snakemake / loop: **{ratio:.3f}** ({verdict}: <= 1.10). One job per run instead: "
+            f"{unbatched / loop:.2f} x the loop.",
+            MARK_END,
+        ]
+    )
     print(section)
     if args.markdown:
         write_section(args.markdown, section + "\n", MARK_BEGIN, MARK_END)

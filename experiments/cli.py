@@ -6,35 +6,41 @@ import argparse
 import sys
 from pathlib import Path
 
-from experiments import config, matrix, metric_registry, readings, references, workflow
+from experiments.config.errors import ConfigError
+from experiments.config.load import load
+from experiments.config.readings import experiments_of, run_readings
+from experiments.measure import registry
+from experiments.planning import profiles
+from experiments.planning.expansion import Expansion
+from experiments.references import check as references
 
 EXIT_BAD_CONFIG = 2
 
 
-def _load_runs(path: str, ns_binary: Path) -> tuple[dict, list[matrix.Expansion]]:
+def _load_runs(path: str, ns_binary: Path) -> tuple[dict, list[Expansion]]:
     """The file's baseline runs (unresolved: one step per matrix cell), after every reference and every matrix
     cell under every alternative reading were checked."""
-    doc = config.load(path)
+    doc = load(path)
     references.check(doc, path, ns_binary)  # an absent binary: knob names unchecked, with a note
-    baseline = [matrix.Expansion(doc, path, name) for name in doc["experiments"]]
+    baseline = [Expansion(doc, path, name) for name in doc["experiments"]]
     for runs in baseline:
         runs.check()
-    for reading in readings.run_readings(doc):
-        for name in readings.experiments_of(doc, reading):
-            matrix.Expansion(doc, path, name, reading).check()
+    for reading in run_readings(doc):
+        for name in experiments_of(doc, reading):
+            Expansion(doc, path, name, reading).check()
     return doc, baseline
 
 
 def _count_runs(path: str, cfg: dict) -> int:
     """The baseline runs of the file under the default profile's settings, or the paper profile's."""
-    doc = workflow.load(path, workflow.Settings.from_config({**cfg, "experiment_files": [path]}))
-    return sum(len(matrix.Expansion(doc, path, name)) for name in doc["experiments"])
+    doc = profiles.load(path, profiles.Settings.from_config({**cfg, "experiment_files": [path]}))
+    return sum(len(Expansion(doc, path, name)) for name in doc["experiments"])
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
     for path in args.files:
         doc, _ = _load_runs(path, args.ns)
-        count = {profile: _count_runs(path, {"replications": profile}) for profile in workflow.REPLICATIONS}
+        count = {profile: _count_runs(path, {"replications": profile}) for profile in profiles.REPLICATIONS}
         runs = f"{count['file']} runs" + (
             "" if count["paper"] == count["file"] else f", {count['paper']} on the paper profile"
         )
@@ -53,15 +59,15 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
-    print(metric_registry.markdown(), end="")
+    print(registry.markdown(), end="")
     return 0
 
 
 def cmd_check_report(args: argparse.Namespace) -> int:
-    from experiments import report_check
+    from experiments.report import browser_check
 
     try:
-        pages = report_check.check(args.report)
+        pages = browser_check.check(args.report)
     except FileNotFoundError as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_BAD_CONFIG
@@ -99,6 +105,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except config.ConfigError as err:
+    except ConfigError as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_BAD_CONFIG

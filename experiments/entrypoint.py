@@ -36,8 +36,10 @@ def argument_error(argv: list[str]) -> str | None:
 
 
 def _swallowed(word: str, option: str, expected: str, example: str) -> str:
-    return (f"'{word}' after {option} is not {expected} ({option} takes every word up to the next option): "
-            f"put targets before {option}, e.g. `{word} {option} {example}`")  # fmt: skip
+    return (
+        f"'{word}' after {option} is not {expected} ({option} takes every word up to the next option): "
+        f"put targets before {option}, e.g. `{word} {option} {example}`"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from experiments import mobility
-from experiments.config import label_column
+from experiments.config.axes import label_column
+from experiments.planning import mobility
 from figures.common import (
     BOOT_SEED,
     CI_BAND,
@@ -76,8 +76,10 @@ def gains_table(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
     for row in frame.to_dict("records"):
         cells = [str(row[a]) for a in others] + [str(row["seeds"])]
         for metric, _, digits, _ in GAIN_COLUMNS:
-            cells += [mean_pm(row[f"{metric}_{label}"], row[f"{metric}_{label}_ci95"], digits)
-                      for label in (BASELINE, CHALLENGER)]  # fmt: skip
+            cells += [
+                mean_pm(row[f"{metric}_{label}"], row[f"{metric}_{label}_ci95"], digits)
+                for label in (BASELINE, CHALLENGER)
+            ]
             cells.append(fmt(row[f"{metric}_better_pct"], 1))
         body.append(cells)
     lines = [
@@ -157,15 +159,31 @@ def throughput_with_expected(data: ExperimentData, out: Path, artifact: dict) ->
     runs = pd.read_parquet(data.directory / "runs.parquet", columns=[*data.axes, "seed", "directory"])
     runs = runs[label_column(runs[SCHEME]) == BASELINE]  # every scheme of a seed moves alike
     expected = pd.DataFrame(
-        {x: runs[x].to_numpy(), "seed": runs["seed"].to_numpy(),
-         "value": [expected_throughput(json.loads((Path(d) / "params.json").read_text()), per_hop)
-                   for d in runs["directory"]]}
-    )  # fmt: skip
+        {
+            x: runs[x].to_numpy(),
+            "seed": runs["seed"].to_numpy(),
+            "value": [
+                expected_throughput(json.loads((Path(d) / "params.json").read_text()), per_hop)
+                for d in runs["directory"]
+            ],
+        }
+    )
     fig, ax = plt.subplots(figsize=(6, 4))
-    sns.lineplot(data=rows.astype({SCHEME: str}), x=x, y="value", hue=SCHEME, marker="o", errorbar=CI_BAND,
-                 seed=BOOT_SEED, ax=ax)  # fmt: skip
-    sns.lineplot(data=expected, x=x, y="value", color="black", linestyle="--", marker="s", errorbar=CI_BAND,
-                 seed=BOOT_SEED, label="expected (Eq. 4.1)", ax=ax)  # fmt: skip
+    sns.lineplot(
+        data=rows.astype({SCHEME: str}), x=x, y="value", hue=SCHEME, marker="o", errorbar=CI_BAND, seed=BOOT_SEED, ax=ax
+    )
+    sns.lineplot(
+        data=expected,
+        x=x,
+        y="value",
+        color="black",
+        linestyle="--",
+        marker="s",
+        errorbar=CI_BAND,
+        seed=BOOT_SEED,
+        label="expected (Eq. 4.1)",
+        ax=ax,
+    )
     ax.set_xlabel(x)
     ax.set_ylabel(metric)
     caption = textwrap.fill(artifact.get("caption", f"{metric} vs {x}"), 80)
@@ -180,9 +198,13 @@ def hops_table(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
     rows = _scope_all(data, artifact, metric)
     stats = cell_stats(rows, ["hops"], [metric], {"hops": data.levels.get("hops", [])})
     frame = pd.DataFrame(
-        {"hops": stats["hops"], "seeds": stats["seeds"], "throughput_kbps": stats[metric] * 8 / 1000,
-         "ci95_kbps": stats[f"{metric}_ci95"] * 8 / 1000}
-    )  # fmt: skip
+        {
+            "hops": stats["hops"],
+            "seeds": stats["seeds"],
+            "throughput_kbps": stats[metric] * 8 / 1000,
+            "ci95_kbps": stats[f"{metric}_ci95"] * 8 / 1000,
+        }
+    )
     body = [[str(r.hops), str(r.seeds), mean_pm(r.throughput_kbps, r.ci95_kbps, 1)] for r in frame.itertuples()]
     lines = [
         f"**{artifact.get('caption', artifact['id'])}**",

@@ -68,8 +68,18 @@ def metrics_vs_axis(data: ExperimentData, out: Path, artifact: dict) -> list[Pat
     rows = rows.assign(measure=rows["metric"].map(labels))
     seeds = seed_note(rows, [x, hue] if hue else [x])
     fig, ax = plt.subplots(figsize=(6, 4))
-    sns.lineplot(data=rows, x=x, y="value", hue=hue, style="measure", style_order=list(labels.values()),
-                 markers=True, errorbar=CI_BAND, seed=BOOT_SEED, ax=ax)  # fmt: skip
+    sns.lineplot(
+        data=rows,
+        x=x,
+        y="value",
+        hue=hue,
+        style="measure",
+        style_order=list(labels.values()),
+        markers=True,
+        errorbar=CI_BAND,
+        seed=BOOT_SEED,
+        ax=ax,
+    )
     ax.set_xlabel(x)
     ax.set_ylabel(", ".join(labels.values()))
     caption = textwrap.fill(artifact.get("caption", f"{', '.join(labels)} vs {x}"), 80)

@@ -44,7 +44,7 @@ FLOW_COLORS = [_COLORS[i] for i in (0, 2, 4, 3, 1, 5, 6, 7, 8, 9)]  # flow 4 (UD
 BOTTLENECK = "core0"  # the first core link, where every flow enters the core
 
 # Fig. 7's four panels: (series metric, axis label, factor applied to the values). Loss,
-# delay and queue are the paper's own per-node measures (§2.3, Eqs. 4-7; experiments/curves.py).
+# delay and queue are the paper's own per-node measures (§2.3, Eqs. 4-7; experiments/measure/curves.py).
 FIG7_PANELS = (
     ("utilization_pct", "Link utilization (%)", 1.0),
     ("node_loss_pct_avg", "Loss rate P(t), Eq. 7 (%)", 1.0),
@@ -97,9 +97,14 @@ def fig7(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
     variants = levels(rows, "variant", data.levels.get("variant", VARIANT_ORDER))
     palette = _palette(queues)
     fig, axes = plt.subplots(
-        len(FIG7_PANELS), len(variants), figsize=(4.4 * len(variants) + 1.0, 10.5), sharex=True, sharey="row",
-        squeeze=False, layout="constrained",
-    )  # fmt: skip
+        len(FIG7_PANELS),
+        len(variants),
+        figsize=(4.4 * len(variants) + 1.0, 10.5),
+        sharex=True,
+        sharey="row",
+        squeeze=False,
+        layout="constrained",
+    )
     for (r, (metric, label, _)), (c, variant) in itertools.product(enumerate(FIG7_PANELS), enumerate(variants)):
         ax = axes[r][c]
         panel = rows[(rows["metric"] == metric) & (rows["variant"] == variant)]
@@ -107,9 +112,18 @@ def fig7(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
             ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
         else:
             sns.lineplot(
-                data=panel, x="t", y="value", hue="queue", hue_order=queues, palette=palette, errorbar=CI_BAND,
-                seed=BOOT_SEED, linewidth=1.1, legend=False, ax=ax,
-            )  # fmt: skip
+                data=panel,
+                x="t",
+                y="value",
+                hue="queue",
+                hue_order=queues,
+                palette=palette,
+                errorbar=CI_BAND,
+                seed=BOOT_SEED,
+                linewidth=1.1,
+                legend=False,
+                ax=ax,
+            )
         ax.set_ylabel(label if c == 0 else "")
         ax.set_xlabel("time (s)" if r == len(FIG7_PANELS) - 1 else "")
         if r == 0:
@@ -146,7 +160,7 @@ def _flow_label(scope: str, kinds: dict[str, str]) -> str:
 
 def fig8_rows(data: ExperimentData, artifact: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(per-flow delay series, §5.2's bound per 1-s interval) of the runs `where` selects. The bound is the
-    series e2e_delay_bound_ms (experiments/metrics.py: n x D_avg + propagation of each flow's path), the
+    series e2e_delay_bound_ms (experiments/measure/: n x D_avg + propagation of each flow's path), the
     same numbers the claim on it reads."""
     series = select(data.series, artifact.get("where"))
     flows = series[series["scope"].str.match(r"flow\d+$")]
@@ -167,17 +181,31 @@ def fig8(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
     flows = sorted(rows["scope"].unique(), key=_flow_number)
     palette = dict(zip(flows, itertools.cycle(FLOW_COLORS), strict=False))
     fig, axes = plt.subplots(
-        len(queues), len(variants), figsize=(4.6 * len(variants) + 1.0, 3.4 * len(queues) + 1.5), sharex=True,
-        sharey=True, squeeze=False, layout="constrained",
-    )  # fmt: skip
+        len(queues),
+        len(variants),
+        figsize=(4.6 * len(variants) + 1.0, 3.4 * len(queues) + 1.5),
+        sharex=True,
+        sharey=True,
+        squeeze=False,
+        layout="constrained",
+    )
     for (r, queue), (c, variant) in itertools.product(enumerate(queues), enumerate(variants)):
         ax = axes[r][c]
         panel = rows[(rows["queue"] == queue) & (rows["variant"] == variant)]
         if not panel.empty:
             sns.lineplot(
-                data=panel, x="t", y="value", hue="scope", hue_order=flows, palette=palette, errorbar=CI_BAND,
-                seed=BOOT_SEED, linewidth=1.0, legend=False, ax=ax,
-            )  # fmt: skip
+                data=panel,
+                x="t",
+                y="value",
+                hue="scope",
+                hue_order=flows,
+                palette=palette,
+                errorbar=CI_BAND,
+                seed=BOOT_SEED,
+                linewidth=1.0,
+                legend=False,
+                ax=ax,
+            )
         bound = bounds[(bounds["queue"] == queue) & (bounds["variant"] == variant)]
         if not bound.empty:
             # every flow of these runs crosses the same path, so one line: the mean over flows and seeds
@@ -193,15 +221,17 @@ def fig8(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
     fig.legend(handles=handles, loc="outside lower center", ncol=min(len(handles), 4), frameon=False, fontsize=8)
     where = where_text(artifact)
     fig.suptitle(
-        "\n".join([
-            artifact.get("caption", artifact["id"]),
-            f"{artifact['experiment']}{', ' + where if where else ''}: mean delay of the packets entering in each "
-            f"1-s interval; {_band_note(rows, ['queue', 'variant', 'scope'])}",
-            "dashed: n x $D^{avg}$ + propagation per 1-s interval (n core routers crossed; $D^{avg}$, Eq. 6 with "
-            "tau = 1 s, the largest of the path's core links), mean over seeds",
-        ]),
+        "\n".join(
+            [
+                artifact.get("caption", artifact["id"]),
+                f"{artifact['experiment']}{', ' + where if where else ''}: mean delay of the packets entering in each "
+                f"1-s interval; {_band_note(rows, ['queue', 'variant', 'scope'])}",
+                "dashed: n x $D^{avg}$ + propagation per 1-s interval (n core routers crossed; $D^{avg}$, Eq. 6 with "
+                "tau = 1 s, the largest of the path's core links), mean over seeds",
+            ]
+        ),
         fontsize=9,
-    )  # fmt: skip
+    )
     return save_figure(fig, out)
 
 
@@ -232,7 +262,7 @@ def table2(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
         f"Experiment `{artifact['experiment']}`{' (' + where + ')' if where else ''}. Each cell: mean over seeds of "
         "the per-run value ± half-width of its 95 % confidence interval (Student t over seeds; n/a with one seed). "
         "Per run, delay is taken over every delivered data packet of all flows and loss rate over the 1-s "
-        "intervals of packet entry (experiments/metrics.py).",
+        "intervals of packet entry (experiments/measure/).",
         "",
         *cell_stats_markdown(frame, axes, TABLE2_COLUMNS),
     ]
@@ -280,7 +310,7 @@ def load(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
         "",
         f"Experiment `{artifact['experiment']}`{' (' + where + ')' if where else ''}. Each cell: mean over seeds of "
         "the per-run value ± half-width of its 95 % confidence interval. Q(t), D(t) and P(t) are Koo et al.'s "
-        "Eqs. 4-7 computed exactly from the per-hop trace (experiments/curves.py); drops / arrivals and "
+        "Eqs. 4-7 computed exactly from the per-hop trace (experiments/measure/curves.py); drops / arrivals and "
         "utilization come from ns-2's queue monitor.",
         "",
         *cell_stats_markdown(frame, axes, columns),

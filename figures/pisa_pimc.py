@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
-from experiments.config import label_column, label_text
+from experiments.config.axes import label_column, label_text
 from figures.common import (
     ExperimentData,
     cell_stats,
@@ -62,9 +62,18 @@ MINCWND_COLUMNS = (
 OBJECT_DELAY_ENDS = {"object_delay": "end", "object_delay_client": "delivered"}
 # Table 4.1's rows, in its order: (start, end) seconds.
 VARIANCE_WINDOWS = (
-    (0, 100), (100, 200), (200, 300), (300, 400), (400, 500), (0, 500),
-    (500, 1000), (1000, 1500), (1500, 2000), (0, 1000), (1000, 2000),
-)  # fmt: skip
+    (0, 100),
+    (100, 200),
+    (200, 300),
+    (300, 400),
+    (400, 500),
+    (0, 500),
+    (500, 1000),
+    (1000, 1500),
+    (1500, 2000),
+    (0, 1000),
+    (1000, 2000),
+)
 
 
 def _hue(data: ExperimentData, artifact: dict, rows: pd.DataFrame) -> tuple[str, list]:
@@ -258,18 +267,24 @@ def objects_table(data: ExperimentData, out: Path, artifact: dict) -> list[Path]
     rows = select(data.metrics, artifact.get("where", {}))
     rows = rows[(rows["metric"] == "objects_completed") & (rows["scope"] == "all")]
     axis, wanted = _hue(data, artifact, rows)
-    frame = cell_stats(rows[label_column(rows[axis]).isin(wanted)], [axis], ["objects_completed"],
-                       _in_order(rows, axis, wanted))  # fmt: skip
+    frame = cell_stats(
+        rows[label_column(rows[axis]).isin(wanted)], [axis], ["objects_completed"], _in_order(rows, axis, wanted)
+    )
     base = frame["objects_completed"].iloc[0]
     frame["improvement_pct"] = (frame["objects_completed"] / base - 1) * 100
     body = [
-        [str(r[axis]), str(r["seeds"]), mean_pm(r["objects_completed"], r["objects_completed_ci95"], 0),
-         f"{r['improvement_pct']:+.1f} %"]
+        [
+            str(r[axis]),
+            str(r["seeds"]),
+            mean_pm(r["objects_completed"], r["objects_completed_ci95"], 0),
+            f"{r['improvement_pct']:+.1f} %",
+        ]
         for r in frame.to_dict("records")
-    ]  # fmt: skip
+    ]
     lines = [f"**{artifact.get('caption', artifact['id'])}**", ""]
-    lines += markdown_table([axis.capitalize(), "Seeds", "Objects", f"vs {frame[axis].iloc[0]}"], body,
-                            right=[False, True, True, True])  # fmt: skip
+    lines += markdown_table(
+        [axis.capitalize(), "Seeds", "Objects", f"vs {frame[axis].iloc[0]}"], body, right=[False, True, True, True]
+    )
     lines += ["", "Objects completed in the run, mean ± 95 % half-width over seeds; change = ratio of the means - 1."]
     return write_table(frame, lines, out)
 
@@ -289,16 +304,26 @@ def rtt_objects_table(data: ExperimentData, out: Path, artifact: dict) -> list[P
         total = at.loc[at["scope"] == "all", "value"].mean()
         for scope in [*groups, "all"]:
             values = at.loc[at["scope"] == scope, "value"]
-            records.append({axis: level, "group": scope, "seeds": int(values.size), "objects": values.mean(),
-                            "share_pct": values.mean() / total * 100})  # fmt: skip
+            records.append(
+                {
+                    axis: level,
+                    "group": scope,
+                    "seeds": int(values.size),
+                    "objects": values.mean(),
+                    "share_pct": values.mean() / total * 100,
+                }
+            )
     frame = pd.DataFrame(records)
     headers = ["HTTP group"] + [f"{lvl} objects" for lvl in wanted] + [f"{lvl} %" for lvl in wanted]
     body = []
     for scope in [*groups, "all"]:
         cells = frame[frame["group"] == scope].set_index(axis)
         name = "Total" if scope == "all" else f"RTT {scope.rsplit('_', 1)[1]} ms"
-        body.append([name] + [f"{cells.loc[lvl, 'objects']:.0f}" for lvl in wanted]
-                    + [f"{cells.loc[lvl, 'share_pct']:.1f}" for lvl in wanted])  # fmt: skip
+        body.append(
+            [name]
+            + [f"{cells.loc[lvl, 'objects']:.0f}" for lvl in wanted]
+            + [f"{cells.loc[lvl, 'share_pct']:.1f}" for lvl in wanted]
+        )
     lines = [f"**{artifact.get('caption', artifact['id'])}**", ""]
     lines += markdown_table(headers, body, right=[False] + [True] * (2 * len(wanted)))
     lines += ["", f"Mean over {seed_note(rows, [axis])} of the objects completed per group; % = share of all objects."]
@@ -318,11 +343,18 @@ def variance_table(data: ExperimentData, out: Path, artifact: dict) -> list[Path
             record[scope] = values.mean() if len(values) else float("nan")
             record[f"{scope}_ci95"] = float(ci95(values))
         records.append(record)
-        body.append([f"{start} - {end} s", mean_pm(record["ftp"], record["ftp_ci95"], 3),
-                     mean_pm(record["http"], record["http_ci95"], 3)])  # fmt: skip
+        body.append(
+            [
+                f"{start} - {end} s",
+                mean_pm(record["ftp"], record["ftp_ci95"], 3),
+                mean_pm(record["http"], record["http_ci95"], 3),
+            ]
+        )
     frame = pd.DataFrame(records)
     lines = [f"**{artifact.get('caption', artifact['id'])}**", ""]
     lines += markdown_table(["Time interval", "FTP", "HTTP"], body, right=[False, True, True])
-    lines += ["", f"Sample variance of the drops per second in the interval; mean ± 95 % half-width over "
-              f"{seed_note(rows, [])}."]  # fmt: skip
+    lines += [
+        "",
+        f"Sample variance of the drops per second in the interval; mean ± 95 % half-width over {seed_note(rows, [])}.",
+    ]
     return write_table(frame, lines, out)

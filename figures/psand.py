@@ -19,8 +19,8 @@ one line per level of `hue` (the scheme).
 comparison_table prints, per level of `rows` and per level of `columns` (restricted to `levels`), the mean
 over seeds of each per-run metric of `metrics` with the half-width of its 95 % interval.
 
-Figs. 1.1-1.3 and 1.5 draw the drop functions of experiments/drop_functions.py and, for RED and RIO, ns-2's own
-(average queue, drop probability) pairs of experiment drop_functions on them.
+Figs. 1.1-1.3 and 1.5 draw the drop functions of experiments/paper_models/drop_functions.py and, for RED and RIO,
+ns-2's own (average queue, drop probability) pairs of experiment drop_functions on them.
 
 red_figure and rio_figure: one panel per level of `panels` (restricted to `levels`). The curve is the thesis's
 formula (Eq. 1.2 or 1.3) with the parameters the run's queue was configured with (params.json: thresh_,
@@ -38,8 +38,8 @@ sred_figure and dsred_figure: the formulas only (ns-2.35 implements neither); th
 Chapter 5: fec_table is comparison_table over the UDP flow's FEC metrics (Tables 5.1-5.2); fec_block_size draws
 PLRBC and PLR against k for every code of each redundancy ratio (Fig. 5.7), read from the metric names
 fec_plr_<k>_<h>_pct, and fec_fixed_h against k for each h, every code at its own ratio (Figs. 5.8-5.9);
-fec_model_figure draws §5.5's Delta_h (Fig. 5.12) from experiments/fec_model.py; loss_process_sketch draws Fig. 5.11
-(the discrete loss process and its batch approximation) from one run's losses; and fec_crossover_table sets
+fec_model_figure draws §5.5's Delta_h (Fig. 5.12) from experiments/paper_models/fec_model.py; loss_process_sketch draws
+Fig. 5.11 (the discrete loss process and its batch approximation) from one run's losses; and fec_crossover_table sets
 the simulated RED/DT crossover of each code beside the model's (§5.5 against §5.4.1.2). Figs. 5.3-5.6 and 5.10
 are figures.generic's metric_vs_axis and metrics_vs_axis.
 """
@@ -60,11 +60,11 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from experiments import aqm_design, fec_model
-from experiments import drop_functions as df
-from experiments.config import label_column, label_text
-from experiments.metrics import queue_var_name
-from experiments.units import bandwidth_bps, seconds
+from experiments.config.axes import label_column, label_text
+from experiments.config.units import bandwidth_bps, seconds
+from experiments.measure.links import queue_var_name
+from experiments.paper_models import aqm_design, fec_model
+from experiments.paper_models import drop_functions as df
 from figures.common import (
     BOOT_SEED,
     CI_BAND,
@@ -109,8 +109,10 @@ def evolution_layout(panel_levels: list, row_levels: list) -> list[list[tuple]]:
     PANELS_PER_ROW to a row (Figs. 4.2-4.3 have eight schemes)."""
     if row_levels != [None]:
         return [[(panel, row) for panel in panel_levels] for row in row_levels]
-    return [[(panel, None) for panel in panel_levels[i : i + PANELS_PER_ROW]]
-            for i in range(0, len(panel_levels), PANELS_PER_ROW)]  # fmt: skip
+    return [
+        [(panel, None) for panel in panel_levels[i : i + PANELS_PER_ROW]]
+        for i in range(0, len(panel_levels), PANELS_PER_ROW)
+    ]
 
 
 def queue_evolution(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
@@ -181,14 +183,25 @@ def metric_panels(data: ExperimentData, out: Path, artifact: dict) -> list[Path]
     fig, grid = plt.subplots(1, len(panels), figsize=(3.4 * len(panels), 3.2), sharey=True, squeeze=False)
     for ax, panel in zip(grid[0], panels, strict=True):
         part = rows[rows[panel_axis] == panel]
-        sns.lineplot(data=part, x=x, y="value", hue=hue, hue_order=hues, marker="o", errorbar=CI_BAND,
-                     seed=BOOT_SEED, ax=ax, legend=ax is grid[0][0])  # fmt: skip
+        sns.lineplot(
+            data=part,
+            x=x,
+            y="value",
+            hue=hue,
+            hue_order=hues,
+            marker="o",
+            errorbar=CI_BAND,
+            seed=BOOT_SEED,
+            ax=ax,
+            legend=ax is grid[0][0],
+        )
         ax.set_title(f"{panel_axis} = {panel}", fontsize=8)
         ax.set_xlabel(x)
     grid[0][0].set_ylabel(metric)
     count = seed_note(rows, [panel_axis, x, hue])
-    fig.suptitle(textwrap.fill(artifact.get("caption", artifact["id"]), 120) + f"\n(mean over {count}, "
-                 "95 % CI)", fontsize=9)  # fmt: skip
+    fig.suptitle(
+        textwrap.fill(artifact.get("caption", artifact["id"]), 120) + f"\n(mean over {count}, 95 % CI)", fontsize=9
+    )
     fig.tight_layout()
     return save_figure(fig, Path(out))
 
@@ -213,8 +226,11 @@ def queue_pmf(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
     frame = queue_pmf_frame(data, artifact)
     panel_axis, hue = artifact["panels"], artifact["hue"]
     panel_labels = label_column(frame[panel_axis])
-    panels = [level for level in artifact.get("levels", levels(frame, panel_axis))
-              if (panel_labels == label_text(level)).any()]  # fmt: skip
+    panels = [
+        level
+        for level in artifact.get("levels", levels(frame, panel_axis))
+        if (panel_labels == label_text(level)).any()
+    ]
     hues = levels(frame, hue, data.levels.get(hue, ()))
     fig, grid = plt.subplots(1, len(panels), figsize=(3.4 * len(panels), 3), sharey=True, squeeze=False)
     for ax, panel in zip(grid[0], panels, strict=True):
@@ -227,8 +243,10 @@ def queue_pmf(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
         ax.set_xlabel("queue length (packets)")
     grid[0][0].set_ylabel("P(X = x)")
     grid[0][0].legend(fontsize=7)
-    fig.suptitle(textwrap.fill(artifact.get("caption", artifact["id"]), 120) + "\n(every 0.01-s sample of every "
-                 "seed pooled)", fontsize=9)  # fmt: skip
+    fig.suptitle(
+        textwrap.fill(artifact.get("caption", artifact["id"]), 120) + "\n(every 0.01-s sample of every seed pooled)",
+        fontsize=9,
+    )
     fig.tight_layout()
     return save_figure(fig, Path(out))
 
@@ -255,8 +273,12 @@ def max_rtt(params: dict) -> dict:
     t_p = 2 * (2 * access + seconds(topology["core_link"]["delay"]))
     buffer = float(params["core_queue"]["knobs"]["limit_"])
     capacity = bandwidth_bps(topology["core_link"]["bandwidth"]) / (8 * TABLE_4_1_PACKET_BYTES)
-    return {"T_p (ms)": t_p * 1e3, "B (packets)": buffer, "C (packets/s)": capacity,
-            "R+ (ms)": (buffer / capacity + t_p) * 1e3}  # fmt: skip
+    return {
+        "T_p (ms)": t_p * 1e3,
+        "B (packets)": buffer,
+        "C (packets/s)": capacity,
+        "R+ (ms)": (buffer / capacity + t_p) * 1e3,
+    }
 
 
 def design_row(name: str, params: dict) -> dict:
@@ -286,7 +308,8 @@ def design_table(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
         "",
         f"T_p, B and C from the params.json of each experiment's run with the most flows; C in "
         f"{TABLE_4_1_PACKET_BYTES}-B packets/s; design values at N- = {DESIGN_FLOWS}, PI's f_s = {DESIGN_SAMPLING_HZ} "
-        "Hz (experiments/aqm_design.py). 'unbounded': Theorem 1's condition holds for no alpha, every alpha is stable. "
+        "Hz (experiments/paper_models/aqm_design.py). 'unbounded': Theorem 1's condition holds for no alpha, every "
+        "alpha is stable. "
         "The values the runs use are in configs/psand.yaml (choice design_rtt).",
         "",
         *markdown_table(headers, body, right=[False] + [True] * (len(headers) - 1)),
@@ -310,12 +333,12 @@ def comparison_frame(data: ExperimentData, artifact: dict) -> pd.DataFrame:
 
 QUEUE_METHOD = (
     "Per run: the bottleneck queue sampled every 0.01 s over the whole run; loss = drops / arrivals at that queue "
-    "(experiments/metrics.py)."
+    "(experiments/measure/)."
 )
 FEC_METHOD = (
     "Per run: the UDP flow's sequence numbers received by its Agent/LossMonitor sink, cut into blocks of k + h "
     "(k data, then h redundancy); PLRBC = lost / sent, PLR = the losses of blocks with more than h of them / sent "
-    "(experiments/fec_blocks.py), in %."
+    "(experiments/measure/fec_blocks.py), in %."
 )
 
 
@@ -386,15 +409,35 @@ def queue_function(queue: dict, out: bool = False) -> Sampled:
     if cls == "Queue/RED/RIO" and not out:
         if int(knobs.get("priority_method_", 0)) != 1:
             raise ValueError("RIO In: priority_method_ 1 (In by fid) is the only way runs here get In packets")
-        params = df.Red(knobs["in_thresh_"], knobs["in_maxthresh_"], 1 / knobs["in_linterm_"],
-                        gentle or bool(knobs.get("in_gentle_", False)))  # fmt: skip
-        return Sampled(params, "qvar_in_ave", "qvar_in_prob1", "In packets, of Avg_In", params.min_th,
-                       (2 if params.gentle else 1) * params.max_th)  # fmt: skip
+        params = df.Red(
+            knobs["in_thresh_"],
+            knobs["in_maxthresh_"],
+            1 / knobs["in_linterm_"],
+            gentle or bool(knobs.get("in_gentle_", False)),
+        )
+        return Sampled(
+            params,
+            "qvar_in_ave",
+            "qvar_in_prob1",
+            "In packets, of Avg_In",
+            params.min_th,
+            (2 if params.gentle else 1) * params.max_th,
+        )
     if cls == "Queue/RED/RIO":
-        params = df.Red(knobs["out_thresh_"], knobs["out_maxthresh_"], 1 / knobs["linterm_"],
-                        gentle or bool(knobs.get("out_gentle_", False)))  # fmt: skip
-        return Sampled(params, "qvar_ave", "qvar_out_prob1", "Out packets, of Avg_total", params.min_th,
-                       (2 if params.gentle else 1) * params.max_th)  # fmt: skip
+        params = df.Red(
+            knobs["out_thresh_"],
+            knobs["out_maxthresh_"],
+            1 / knobs["linterm_"],
+            gentle or bool(knobs.get("out_gentle_", False)),
+        )
+        return Sampled(
+            params,
+            "qvar_ave",
+            "qvar_out_prob1",
+            "Out packets, of Avg_total",
+            params.min_th,
+            (2 if params.gentle else 1) * params.max_th,
+        )
     raise ValueError(f"{cls}: no drop function of the thesis for this queue class")
 
 
@@ -431,15 +474,28 @@ def overlay_panel(ax, data: ExperimentData, axis: str, level, fn: Sampled, title
     pairs = agreement(sampled_pairs(data, axis, level, fn.x, fn.y), fn)
     inside = pairs[pairs["inside"]]
     ax.plot(GRID, df.red(GRID, fn.params), color="black", lw=1.2, label="formula", zorder=1)
-    ax.scatter(pairs.loc[~pairs["inside"], "x"], pairs.loc[~pairs["inside"], "y"], s=4, color="0.75",
-               label="ns-2, not recomputed (older value)", zorder=2)  # fmt: skip
+    ax.scatter(
+        pairs.loc[~pairs["inside"], "x"],
+        pairs.loc[~pairs["inside"], "y"],
+        s=4,
+        color="0.75",
+        label="ns-2, not recomputed (older value)",
+        zorder=2,
+    )
     ax.scatter(inside["x"], inside["y"], s=5, color="tab:red", label="ns-2 (average, probability)", zorder=3)
     on = int((inside["error"] <= ON_CURVE).sum())
     worst = inside["error"].max() if len(inside) else float("nan")
     ax.set_title(title, fontsize=8)
-    ax.text(0.02, 0.97, f"{on} of {len(inside)} samples with average >= {fn.low:g}"
-            + (f" and < {fn.high:g}" if math.isfinite(fn.high) else "")
-            + f" on the curve\n(largest gap {worst:.1e})", transform=ax.transAxes, va="top", fontsize=7)  # fmt: skip
+    ax.text(
+        0.02,
+        0.97,
+        f"{on} of {len(inside)} samples with average >= {fn.low:g}"
+        + (f" and < {fn.high:g}" if math.isfinite(fn.high) else "")
+        + f" on the curve\n(largest gap {worst:.1e})",
+        transform=ax.transAxes,
+        va="top",
+        fontsize=7,
+    )
 
 
 def describe(fn: Sampled, head: str) -> str:
@@ -462,8 +518,11 @@ def finish(fig, grid, out: Path, artifact: dict) -> list[Path]:
         ax.set_xlim(0, df.BUFFER)
     grid[0][0].set_ylabel("drop probability")
     grid[0][-1].legend(fontsize=6, loc="lower right")
-    fig.suptitle(textwrap.fill(artifact.get("caption", artifact["id"]), 110) + "\n(curve: the formula; points: "
-                 "ns-2's average and probability sampled every 0.01 s, first seed)", fontsize=9)  # fmt: skip
+    fig.suptitle(
+        textwrap.fill(artifact.get("caption", artifact["id"]), 110) + "\n(curve: the formula; points: "
+        "ns-2's average and probability sampled every 0.01 s, first seed)",
+        fontsize=9,
+    )
     fig.tight_layout()
     return save_figure(fig, Path(out))
 
@@ -490,8 +549,10 @@ def rio_figure(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
     ax.plot(GRID, df.red(GRID, fn_out.params), color="black", lw=1.2, label="formula")
     ax.plot(GRID, df.red(GRID, fn_in.params), color="black", lw=0.8, ls=":", label="In (for comparison)")
     ax.set_title(describe(fn_out, "(b) Out"), fontsize=8)
-    note = ("formula only: ns-2.35 updates Avg_total only at In\narrivals, and every flow here is In (checked in\n"
-            "tests/ns2/test_drop_probability.py)")  # fmt: skip
+    note = (
+        "formula only: ns-2.35 updates Avg_total only at In\narrivals, and every flow here is In (checked in\n"
+        "tests/ns2/test_drop_probability.py)"
+    )
     ax.text(0.02, 0.97, note, transform=ax.transAxes, va="top", fontsize=7)
     return finish(fig, grid, out, artifact)
 
@@ -514,16 +575,27 @@ def sred_figure(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
     p = df.SRED
     curves = [(f"p_SRED (Eq. 1.6), B {p.buffer:g}, p_max {p.p_max:g}", df.sred_levels(GRID, p))]
     curves += [(f"simple SRED (Eq. 1.7), N = {n}", df.sred(GRID, p, n)) for n in df.SRED_FLOWS]
-    return formula_figure(out, artifact, curves, "instantaneous queue size K_cur (packets)",
-                          "formula only: ns-2.35 has no SRED; parameters are our choices")  # fmt: skip
+    return formula_figure(
+        out,
+        artifact,
+        curves,
+        "instantaneous queue size K_cur (packets)",
+        "formula only: ns-2.35 has no SRED; parameters are our choices",
+    )
 
 
 def dsred_figure(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
     """Fig. 1.3: Eq. 1.12 for each gamma of drop_functions.DSRED."""
-    curves = [(f"gamma {d.gamma:g} (K_l {d.k_l:g}, K_m {d.knee:g}, K_h {d.k_h:g})", df.dsred(GRID, d))
-              for d in df.DSRED]  # fmt: skip
-    return formula_figure(out, artifact, curves, "average queue size (packets)",
-                          "formula only: ns-2.35 has no DSRED; parameters are our choices")  # fmt: skip
+    curves = [
+        (f"gamma {d.gamma:g} (K_l {d.k_l:g}, K_m {d.knee:g}, K_h {d.k_h:g})", df.dsred(GRID, d)) for d in df.DSRED
+    ]
+    return formula_figure(
+        out,
+        artifact,
+        curves,
+        "average queue size (packets)",
+        "formula only: ns-2.35 has no DSRED; parameters are our choices",
+    )
 
 
 # --- Chapter 5: FEC over RED and Drop Tail ----------------------------------------------------------
@@ -557,16 +629,28 @@ def code_frame(rows: pd.DataFrame, ratio_axis: str, codes: Sequence[tuple[int, i
 
 
 def _code_panel(ax, frame: pd.DataFrame, hue: str, title: str, legend: bool) -> None:
-    sns.lineplot(data=frame, x="k", y="value", hue=hue, style="measure", style_order=["PLRBC", "PLR"],
-                 markers=True, errorbar=CI_BAND, seed=BOOT_SEED, ax=ax, legend=legend)  # fmt: skip
+    sns.lineplot(
+        data=frame,
+        x="k",
+        y="value",
+        hue=hue,
+        style="measure",
+        style_order=["PLRBC", "PLR"],
+        markers=True,
+        errorbar=CI_BAND,
+        seed=BOOT_SEED,
+        ax=ax,
+        legend=legend,
+    )
     ax.set_title(title, fontsize=8)
     ax.set_ylabel("loss (%)")
 
 
 def _code_figure(fig, artifact: dict, rows: pd.DataFrame, keys: list[str], out: Path) -> list[Path]:
     count = seed_note(rows[rows["metric"].str.startswith("fec_plr_")], keys)
-    fig.suptitle(textwrap.fill(artifact.get("caption", artifact["id"]), 110) + f"\n(mean over {count}, 95 % CI)",
-                 fontsize=9)  # fmt: skip
+    fig.suptitle(
+        textwrap.fill(artifact.get("caption", artifact["id"]), 110) + f"\n(mean over {count}, 95 % CI)", fontsize=9
+    )
     fig.tight_layout()
     return save_figure(fig, Path(out))
 
@@ -644,15 +728,16 @@ def loss_process_sketch(data: ExperimentData, out: Path, artifact: dict) -> list
     bottom.set_xlabel("sequence number of the FEC flow")
     bottom.set_title("continuous: each block of losses one arrival of its size", fontsize=8)
     caption = textwrap.fill(artifact.get("caption", artifact["id"]), 110)
-    fig.suptitle(f"{caption}\n({where_text(artifact)}, seed {seed}; the first {len(blocks)} blocks of losses)",
-                 fontsize=9)  # fmt: skip
+    fig.suptitle(
+        f"{caption}\n({where_text(artifact)}, seed {seed}; the first {len(blocks)} blocks of losses)", fontsize=9
+    )
     fig.tight_layout()
     return save_figure(fig, Path(out))
 
 
 def fec_model_figure(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
     """Fig. 5.12: Delta_h(x) of §5.5 for h = 1..8, beta 0.9 (RED) and 0.6 (DT), each threshold x_h marked; drawn
-    from experiments/fec_model.py, no runs."""
+    from experiments/paper_models/fec_model.py, no runs."""
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     for h in MODEL_H:
         line = ax.plot(MODEL_X, fec_model.delta(h, MODEL_X), lw=1.2, label=f"h = {h}")[0]
@@ -663,8 +748,10 @@ def fec_model_figure(data: ExperimentData, out: Path, artifact: dict) -> list[Pa
     ax.set_ylabel("Delta_h(x) = P(N(1) <= h) - P(N(2) <= h)")
     ax.legend(fontsize=7, ncol=2)
     offsets = ", ".join(f"{fec_model.threshold(h).offset:.3f}" for h in (4, 8, 16))
-    note = (f"model only, beta(1) = {fec_model.RED_BETA}, beta(2) = {fec_model.DT_BETA}; dots: x_h; "
-            f"x_h - h at h = 4, 8, 16: {offsets}")  # fmt: skip
+    note = (
+        f"model only, beta(1) = {fec_model.RED_BETA}, beta(2) = {fec_model.DT_BETA}; dots: x_h; "
+        f"x_h - h at h = 4, 8, 16: {offsets}"
+    )
     fig.suptitle(textwrap.fill(artifact.get("caption", artifact["id"]), 90) + f"\n({note})", fontsize=8)
     fig.tight_layout()
     return save_figure(fig, Path(out))
@@ -721,18 +808,29 @@ def fec_crossover_frame(data: ExperimentData, artifact: dict) -> pd.DataFrame:
         # the model with each queue's own measured loss rate and loss-run law
         repaired = {}
         for q in ("RED", "DropTail"):
-            laws = [fec_model.BatchLaw.from_run_lengths({length: at.get((n, q, f"sink_loss_run_{length}_pct"), 0.0)
-                                                        for length in range(1, 11)}) for n in loads]  # fmt: skip
-            repaired[q] = np.array([fec_model.repair_probability(h, p * (k + h), law)
-                                    for p, law in zip(plrbc[q], laws, strict=True)])  # fmt: skip
+            laws = [
+                fec_model.BatchLaw.from_run_lengths(
+                    {length: at.get((n, q, f"sink_loss_run_{length}_pct"), 0.0) for length in range(1, 11)}
+                )
+                for n in loads
+            ]
+            repaired[q] = np.array(
+                [fec_model.repair_probability(h, p * (k + h), law) for p, law in zip(plrbc[q], laws, strict=True)]
+            )
         n = [float(v) for v in loads]
-        out.append({
-            "k": k, "h": h, "h_over_k": ratio,
-            "simulated": first_crossing(n, plr["RED"] - plr["DropTail"]),
-            "model_rule": first_crossing(n, rule),
-            "model_measured": first_crossing(n, repaired["DropTail"] - repaired["RED"]),
-            "x_h": x_h, "first": n[0], "last": n[-1],
-        })  # fmt: skip
+        out.append(
+            {
+                "k": k,
+                "h": h,
+                "h_over_k": ratio,
+                "simulated": first_crossing(n, plr["RED"] - plr["DropTail"]),
+                "model_rule": first_crossing(n, rule),
+                "model_measured": first_crossing(n, repaired["DropTail"] - repaired["RED"]),
+                "x_h": x_h,
+                "first": n[0],
+                "last": n[-1],
+            }
+        )
     return pd.DataFrame(out)
 
 
@@ -752,7 +850,8 @@ def fec_crossover_table(data: ExperimentData, out: Path, artifact: dict) -> list
         "",
         f"Experiment `{artifact['experiment']}`: the number of TCP flows where the mean over seeds of RED's PLR "
         "first reaches Drop Tail's (linear between the swept counts); the model's columns put the same runs' mean "
-        "PLRBC into §5.5 (experiments/fec_model.py): x_h is where Delta_h changes sign for beta 0.9 (RED) and 0.6 "
+        "PLRBC into §5.5 (experiments/paper_models/fec_model.py): x_h is where Delta_h changes sign for beta 0.9 (RED) "
+        "and 0.6 "
         "(DT); the last column compares each queue's repair probability P(N_T <= h) at its own x = PLRBC (k + h) "
         "and its own measured loss-run distribution as the batch law.",
         "",

@@ -92,15 +92,20 @@ def queue_panels(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
         ax.annotate(
             f"{seeds} seed{'s' if seeds != 1 else ''}, after warm-up: mean {mean_pm(mean, mean_ci, 1)}, "
             f"std {mean_pm(std, std_ci, 1)} pkts",
-            xy=(0.02, 0.97), xycoords="axes fraction", ha="left", va="top", fontsize=8,
+            xy=(0.02, 0.97),
+            xycoords="axes fraction",
+            ha="left",
+            va="top",
+            fontsize=8,
             bbox={"boxstyle": "round", "fc": "white", "ec": "0.8", "alpha": 0.9},
-        )  # fmt: skip
+        )
         ax.set_xlabel("time (s)")
         ax.set_ylabel("queue length (packets)")
     top = max(100.0, float(series["value"].max()))
     axes.flat[0].set_ylim(0, top * 1.12)
-    fig.suptitle(f"{artifact.get('caption', artifact['id'])}\n({where_text(artifact)}; samples every 100 ms)",
-                 fontsize=10)  # fmt: skip
+    fig.suptitle(
+        f"{artifact.get('caption', artifact['id'])}\n({where_text(artifact)}; samples every 100 ms)", fontsize=10
+    )
     return save_figure(fig, out)
 
 
@@ -120,10 +125,20 @@ def _fairness(data: ExperimentData, out: Path, artifact: dict, deployments: tupl
     for index, (ax, (metric, label, factor)) in enumerate(zip(axes, FAIRNESS_PANELS, strict=True)):
         panel = rows[rows["metric"] == metric].assign(value=lambda f, k=factor: f["value"] * k)
         sns.lineplot(
-            data=panel, x="flows", y="value", hue="deployment", hue_order=names, style="deployment",
-            style_order=names, markers=True, dashes=False, errorbar=CI_BAND, seed=BOOT_SEED, ax=ax,
+            data=panel,
+            x="flows",
+            y="value",
+            hue="deployment",
+            hue_order=names,
+            style="deployment",
+            style_order=names,
+            markers=True,
+            dashes=False,
+            errorbar=CI_BAND,
+            seed=BOOT_SEED,
+            ax=ax,
             legend=index == 0,
-        )  # fmt: skip
+        )
         ax.set_title(f"({PANEL_LETTERS[index]}) {label} vs number of flows", fontsize=10)
         ax.set_xlabel("number of flows (half main, half cross)")
         ax.set_ylabel(label)
@@ -167,7 +182,7 @@ def queue_table(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
         "",
         f"Experiment `{artifact['experiment']}`. Each cell: mean over seeds of the per-run value ± half-width of its "
         "95 % confidence interval (Student t). Per run, over [warmup, end] of the 100-ms samples of the bottleneck "
-        "queue (experiments/metrics.py); congestion epochs: decreases of each flow's sampled cwnd per second, the "
+        "queue (experiments/measure/); congestion epochs: decreases of each flow's sampled cwnd per second, the "
         "mean over the flows; mean crossings: upward crossings of the run's mean queue per second.",
         "",
         *cell_stats_markdown(frame, axes, QUEUE_COLUMNS),

@@ -1,24 +1,26 @@
 # Stage: every run of an experiment -> tidy runs/metrics/series tables (parquet).
 # `names` digests what it reads of the file (Plan.aggregate_identity): the names joined to
-# each run, the warm-up, the queue thresholds; a claim or figure edit leaves it alone.
+# each run, the warm-up, the queue thresholds; a claim or figure edit leaves it alone. `code`
+# digests the modules the job imports (experiments.workflow.digests).
 
 
 rule aggregate_experiment:
     input:
         records=lambda w: PLAN.records(RESULTS, w.paper, w.experiment),
-        code=AGGREGATE_CODE,
     output:
-        runs=f"{RESULTS}/{{paper}}/{{experiment}}/runs.parquet",
-        metrics=f"{RESULTS}/{{paper}}/{{experiment}}/metrics.parquet",
-        series=f"{RESULTS}/{{paper}}/{{experiment}}/series.parquet",
-        failed=f"{RESULTS}/{{paper}}/{{experiment}}/failed.parquet",
+        **{
+            kind: layout.experiment_table(RESULTS, "{paper}", "{experiment}", kind)
+            for kind in layout.TABLE_KINDS
+        },
     log:
         "logs/{paper}/{experiment}/aggregate_experiment.log",
     params:
         names=lambda w: PLAN.aggregate_identity(w.paper, w.experiment),
+        code=digests.stage_code("aggregate"),
     run:
-        wf.aggregate_experiment(
+        jobs.aggregate_experiment(
             PLAN,
+            RESULTS,
             wildcards.paper,
             wildcards.experiment,
             input.records,
@@ -30,19 +32,22 @@ rule aggregate_experiment:
 rule aggregate_reading:
     input:
         records=lambda w: PLAN.records(RESULTS, w.paper, w.experiment, w.reading),
-        code=AGGREGATE_CODE,
     output:
-        runs=f"{RESULTS}/{{paper}}/{{experiment}}/readings/{{reading}}/runs.parquet",
-        metrics=f"{RESULTS}/{{paper}}/{{experiment}}/readings/{{reading}}/metrics.parquet",
-        series=f"{RESULTS}/{{paper}}/{{experiment}}/readings/{{reading}}/series.parquet",
-        failed=f"{RESULTS}/{{paper}}/{{experiment}}/readings/{{reading}}/failed.parquet",
+        **{
+            kind: layout.experiment_table(
+                RESULTS, "{paper}", "{experiment}", kind, "{reading}"
+            )
+            for kind in layout.TABLE_KINDS
+        },
     log:
         "logs/{paper}/{experiment}/readings/{reading}/aggregate.log",
     params:
         names=lambda w: PLAN.aggregate_identity(w.paper, w.experiment, w.reading),
+        code=digests.stage_code("aggregate"),
     run:
-        wf.aggregate_experiment(
+        jobs.aggregate_experiment(
             PLAN,
+            RESULTS,
             wildcards.paper,
             wildcards.experiment,
             input.records,

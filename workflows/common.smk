@@ -4,17 +4,20 @@
 import sys
 import uuid
 
-from experiments import results_lock
-from experiments import workflow as wf
-from experiments.config import ConfigError
-from experiments.aggregate import METRICS_CODE
-from experiments.simulate import Toolchain
+from experiments.common.progress import Progress
+from experiments.config.errors import ConfigError
+from experiments.planning.profiles import Settings
+from experiments.simulate.toolchain import Toolchain
+from experiments.store import layout
+from experiments.store import lock as results_lock
+from experiments.workflow import digests, jobs, stamps, targets
+from experiments.workflow.plan import plan
 
 # A bad experiment file: one line naming the file and key, as `validate` gives, not the
 # stack Snakemake prints for an exception in a Snakefile.
 try:
-    SETTINGS = wf.Settings.from_config(config)
-    PLAN = wf.plan(SETTINGS, Path("build/ns2/ns"))
+    SETTINGS = Settings.from_config(config)
+    PLAN = plan(SETTINGS, Path("build/ns2/ns"))
 except ConfigError as err:
     print(f"error: {err}", file=sys.stderr)
     sys.exit(2)
@@ -27,15 +30,12 @@ TOOLS = Toolchain(
     driver=Path("tcl/driver.tcl"),
     parsed=SETTINGS.parse,
 )
-PROGRESS = wf.SweepProgress(PLAN.total_runs(), workflow.cores)
-# What the aggregate stage computes with: a change re-aggregates (the metrics cache is keyed by it too).
-AGGREGATE_CODE = [f"experiments/{name}" for name in METRICS_CODE] + [
-    "experiments/aggregate.py"
-]
+# The whole sweep's progress, appended to each run's line (batch jobs are threads of this process).
+PROGRESS = Progress(PLAN.total_runs(), workflow.cores)
 
 
 # When the workflow starts executing (not on a dry run): hold the results folder against a
-# second invocation (experiments.results_lock, which says why Snakemake's own lock is off),
+# second invocation (experiments.store.lock, which says why Snakemake's own lock is off),
 # then size the sweep for the progress lines, once the targets are known: the readings'
 # runs count only when the targets ask for them.
 HELD = []
@@ -47,7 +47,7 @@ onstart:
     except results_lock.ResultsBusy as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(2)
-    PROGRESS.total = wf.runs_for_targets(
+    PROGRESS.total = targets.runs_for_targets(
         PLAN, RESULTS, workflow.dag_settings.targets
     )
 

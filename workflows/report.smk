@@ -1,6 +1,5 @@
-# Stage: the report: every claim's measured vs expected value and verdict.
-
-from experiments.provenance import git_commit
+# Stage: the report: every claim's measured vs expected value and verdict. Each rule's
+# `code` digests the modules its job imports (experiments.workflow.digests).
 
 
 rule write_report:
@@ -8,13 +7,14 @@ rule write_report:
         metrics=PLAN.all_metrics(RESULTS),
         experiment_files=list(PLAN.files.values()),
         manifest=rules.build_ns2.output.manifest,
-        code=["experiments/claims.py", "experiments/report.py"],
     output:
-        f"{RESULTS}/REPORT.md",
+        layout.report_md(RESULTS),
     log:
         "logs/write_report.log",
+    params:
+        code=digests.stage_code("report"),
     run:
-        wf.report(PLAN, SETTINGS, input.manifest, output[0])
+        jobs.report(PLAN, SETTINGS, input.manifest, output[0])
 
 
 # The sensitivity table: every reproduction claim under the baseline and each reading.
@@ -24,21 +24,20 @@ rule write_sensitivity:
         readings=PLAN.reading_metrics(RESULTS),
         experiment_files=list(PLAN.files.values()),
         manifest=rules.build_ns2.output.manifest,
-        code=[
-            "experiments/claims.py",
-            "experiments/readings.py",
-            "experiments/sensitivity.py",
-        ],
     output:
-        md=f"{RESULTS}/SENSITIVITY.md",
-        parquet=f"{RESULTS}/sensitivity.parquet",
+        md=layout.sensitivity_md(RESULTS),
+        parquet=layout.sensitivity_table(RESULTS),
     log:
         "logs/write_sensitivity.log",
+    params:
+        code=digests.stage_code("sensitivity"),
     run:
-        wf.sensitivity_report(PLAN, SETTINGS, input.manifest, output.md, output.parquet)
+        jobs.sensitivity_report(
+            PLAN, SETTINGS, input.manifest, output.md, output.parquet
+        )
 
 
-# The report as HTML pages beside REPORT.md (experiments/html_report.py). The sensitivity table is an input only
+# The report as HTML pages beside REPORT.md (experiments/report/html.py). The sensitivity table is an input only
 # when sensitivity-all is a target: an input function, as the targets are known once the DAG is built. A local
 # rule, since a cluster job's Snakemake is not told the targets (the module's docstring says more).
 localrules:
@@ -53,28 +52,22 @@ rule write_html_report:
         artifacts=PLAN.artifact_outputs(RESULTS),
         sensitivity=lambda w: (
             [rules.write_sensitivity.output.parquet]
-            if wf.wants_sensitivity(workflow.dag_settings.targets)
+            if targets.wants_sensitivity(workflow.dag_settings.targets)
             else []
         ),
         experiment_files=list(PLAN.files.values()),
         manifest=rules.build_ns2.output.manifest,
-        code=[
-            "experiments/claims.py",
-            "experiments/report.py",
-            "experiments/sensitivity.py",
-            "experiments/html_report.py",
-            *sorted(glob("experiments/templates/*.j2")),
-        ],
     output:
-        wf.html_pages(PLAN, RESULTS),
+        jobs.html_pages(PLAN, RESULTS),
     log:
         "logs/write_html_report.log",
     params:
+        code=digests.stage_code("html"),
         # what the footer names besides the build manifest: a new commit re-renders it
         tcl=lambda w: TOOLS.tcl_sha256,
-        commit=lambda w: git_commit(workflow.basedir),
+        commit=lambda w: stamps.git_commit(workflow.basedir),
     run:
-        wf.html_report(
+        jobs.html_report(
             PLAN,
             SETTINGS,
             input.manifest,

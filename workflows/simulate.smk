@@ -6,12 +6,12 @@
 # `identity` digests its runs' scenario, levels and seeds (Plan.batch_identity), so an edit
 # to a claim, a figure or a level's label re-runs no simulate job (Snakemake compares
 # params); so is `code`, the digest of the code that turns params into a run directory
-# (Tcl sources, parsers, core modules: experiments.workflow.simulate_code_digest).
+# (Tcl sources, parsers, and the modules a batch job imports: experiments.workflow.digests).
 # A failed run does not fail its job: the record lists it (with its message and rerun
 # command), every other job goes on, the report lists it, the stamps exit non-zero, and
-# `retry` (experiments.workflow.Plan.batch_retry) reruns the batch at the next invocation.
+# `retry` (experiments.workflow.plan.Plan.batch_retry) reruns the batch at the next invocation.
 
-SIMULATE_CODE = wf.simulate_code_digest(TOOLS)
+SIMULATE_CODE = digests.simulate_code(TOOLS)
 
 
 rule simulate_batch:
@@ -19,18 +19,18 @@ rule simulate_batch:
         ns=rules.build_ns2.output.ns,
         manifest=rules.build_ns2.output.manifest,
     output:
-        record=f"{RESULTS}/{{paper}}/{{experiment}}/batches/{{batch}}.json",
+        record=layout.batch_record(RESULTS, "{paper}", "{experiment}", "{batch}"),
     log:
         "logs/{paper}/{experiment}/simulate_batch_{batch}.log",
     params:
         code=SIMULATE_CODE,
-        identity=lambda w: PLAN.batch_identity(*wf.batch_of(w)),
-        retry=lambda w: PLAN.batch_retry(RESULTS, *wf.batch_of(w)),
-        runs=lambda w: PLAN.describe_batch(*wf.batch_of(w)),
+        identity=lambda w: PLAN.batch_identity(*jobs.batch_of(w)),
+        retry=lambda w: PLAN.batch_retry(RESULTS, *jobs.batch_of(w)),
+        runs=lambda w: PLAN.describe_batch(*jobs.batch_of(w)),
     message:
         "{params.runs}"
     run:
-        wf.simulate_batch(
+        jobs.simulate_batch(
             PLAN,
             wildcards,
             SETTINGS,
@@ -42,12 +42,14 @@ rule simulate_batch:
         )
 
 
-# The alternatives of the open choices (experiments.readings): the same experiment with
+# The alternatives of the open choices (experiments.config.readings): the same experiment with
 # one reading applied; its runs share results/runs/ with the baseline's (a run is named by
 # its key), its batch records live under <paper>/<experiment>/readings/<reading>/. The rule
 # is simulate_batch's with these paths (its params and body read the reading from the wildcards).
 use rule simulate_batch as simulate_reading_batch with:
     output:
-        record=f"{RESULTS}/{{paper}}/{{experiment}}/readings/{{reading}}/batches/{{batch}}.json",
+        record=layout.batch_record(
+            RESULTS, "{paper}", "{experiment}", "{batch}", "{reading}"
+        ),
     log:
         "logs/{paper}/{experiment}/readings/{reading}/simulate_batch_{batch}.log",

@@ -75,13 +75,24 @@ def test_a_failing_run_through_slurm_is_reported_and_fails_the_command(slurm_up,
     record = results / "broken_run" / "tiny" / "batches" / "0.json"
     done = subprocess.run(
         [
-            sys.executable, "-m", "snakemake", "--profile", "profiles/slurm",
-            "--configfile", "profiles/smoke/settings.yaml",
-            "--config", f"experiment_files={sweep}", f"results={results}",
-            "--", "reproduce-all",
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--profile",
+            "profiles/slurm",
+            "--configfile",
+            "profiles/smoke/settings.yaml",
+            "--config",
+            f"experiment_files={sweep}",
+            f"results={results}",
+            "--",
+            "reproduce-all",
         ],
-        cwd=REPO, capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     output = done.stdout + done.stderr
     assert done.returncode != 0, output
     # The batch job succeeded and its record lists the failed run, its error and the command that reruns it

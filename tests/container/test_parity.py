@@ -131,9 +131,14 @@ def test_container_smoke_run_matches_host_byte_for_byte(container_results):
 
 def test_a_baseline_only_run_is_compared_with_the_host_s_baseline_files(tmp_path):
     host, other = tmp_path / "host", tmp_path / "other" / "results-smoke"
-    files = {"p/exp/metrics.parquet": b"m", "p/exp/readings/k=4/metrics.parquet": b"r", "sensitivity.parquet": b"s",
-             "runs/a/params.json": b"a", "runs/b/params.json": b"b",
-             "metrics-cache/b.metrics.parquet": b"c"}  # fmt: skip
+    files = {
+        "p/exp/metrics.parquet": b"m",
+        "p/exp/readings/k=4/metrics.parquet": b"r",
+        "sensitivity.parquet": b"s",
+        "runs/a/params.json": b"a",
+        "runs/b/params.json": b"b",
+        "metrics-cache/b.metrics.parquet": b"c",
+    }
     for rel, data in files.items():
         (host / rel).parent.mkdir(parents=True, exist_ok=True)
         (host / rel).write_bytes(data)

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments.report_check import CHROMIUM
+from experiments.report.browser_check import CHROMIUM
 
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
@@ -72,9 +72,11 @@ def docker(command: str, *extra: str) -> Substituted:
     prefix = 'docker run --rm -v "$PWD/out:/out" ns2-repro'
     assert command.startswith(prefix), command
     args = command.removeprefix(prefix)
-    return Substituted(f'mkdir -p out && {PODMAN} --rm -v "$PWD/out:/out" {{image}}{args} {" ".join(extra)}'.strip(),
-                       "podman for docker (.ci/container's flags), the image CI built" +
-                       (f", {' '.join(extra)}" if extra else ""), ("image",))  # fmt: skip
+    return Substituted(
+        f'mkdir -p out && {PODMAN} --rm -v "$PWD/out:/out" {{image}}{args} {" ".join(extra)}'.strip(),
+        "podman for docker (.ci/container's flags), the image CI built" + (f", {' '.join(extra)}" if extra else ""),
+        ("image",),
+    )
 
 
 DRY = "--dry-run: the real command runs for hours"
@@ -94,79 +96,105 @@ WAYS: dict[str, Substituted | InCi | Unavailable] = {
     "make test": InCi(".ci/run", "make test"),
     # Running on a cluster
     ".venv/bin/snakemake reproduce-all --profile profiles/slurm": dry(
-        ".venv/bin/snakemake reproduce-all --profile profiles/slurm"),
+        ".venv/bin/snakemake reproduce-all --profile profiles/slurm"
+    ),
     ".venv/bin/snakemake reproduce-all --profile profiles/slurm --configfile profiles/paper/settings.yaml": dry(
-        ".venv/bin/snakemake reproduce-all --profile profiles/slurm --configfile profiles/paper/settings.yaml"),
+        ".venv/bin/snakemake reproduce-all --profile profiles/slurm --configfile profiles/paper/settings.yaml"
+    ),
     ".venv/bin/snakemake reproduce-all --profile profiles/slurm --configfile profiles/smoke/settings.yaml": dry(
         ".venv/bin/snakemake reproduce-all --profile profiles/slurm --configfile profiles/smoke/settings.yaml",
-        f"{DRY_ONE}; CI's Slurm stage runs one paper's smoke profile through Slurm (.ci/slurm smoke)"),
+        f"{DRY_ONE}; CI's Slurm stage runs one paper's smoke profile through Slurm (.ci/slurm smoke)",
+    ),
     ".venv/bin/snakemake reproduce-all --profile profiles/paper": dry(
-        ".venv/bin/snakemake reproduce-all --profile profiles/paper"),
+        ".venv/bin/snakemake reproduce-all --profile profiles/paper"
+    ),
     ".ci/slurm start": InCi(".ci/slurm", "start\n    trap stop EXIT\n    smoke"),
     ".ci/slurm stop": InCi(".ci/slurm", "start\n    trap stop EXIT\n    smoke"),
     ".ci/slurm run CMD ...": Substituted(".ci/slurm run sinfo -h", "CMD: sinfo", ("slurm",)),
     ".ci/slurm smoke build/slurm-out": InCi(".ci/run", ".ci/slurm smoke build/slurm-out"),
     "mkdir -p out": AS_PRINTED,
-    "sbatch -c 16 --mem 16G -t 4:00:00 --wrap 'podman run --rm --network none -v \"$PWD/out:/out\" ns2-repro "
+    'sbatch -c 16 --mem 16G -t 4:00:00 --wrap \'podman run --rm --network none -v "$PWD/out:/out" ns2-repro '
     "--cores 16 reproduce-all'": Substituted(
-        f".ci/slurm run sbatch --wait -c 2 --mem 2G -t 30 -o sbatch.log --wrap '{PODMAN} --rm -v \"$PWD/out:/out\" "
+        f'.ci/slurm run sbatch --wait -c 2 --mem 2G -t 30 -o sbatch.log --wrap \'{PODMAN} --rm -v "$PWD/out:/out" '
         "{image} --cores 2 reproduce-all --dry-run " + ONE_PAPER + "' ; status=$? ; cat sbatch.log ; exit $status",
         "the one-node Slurm of .ci/slurm (2 cores), .ci/container's podman flags, CI's image, " + DRY_ONE,
-        ("image", "slurm")),
+        ("image", "slurm"),
+    ),
     "podman save --format docker-archive -o ns2-repro.tar ns2-repro": Substituted(
-        "podman save --format docker-archive -o ns2-repro.tar {image}", "the image CI built", ("image",)),
+        "podman save --format docker-archive -o ns2-repro.tar {image}", "the image CI built", ("image",)
+    ),
     "apptainer build ns2-repro.sif docker-archive://ns2-repro.tar": Unavailable(
-        "apptainer", "Apptainer is not in Debian 12's archive, and CI reaches no other registry"),
+        "apptainer", "Apptainer is not in Debian 12's archive, and CI reaches no other registry"
+    ),
     "sbatch -c 16 --mem 16G -t 4:00:00 --wrap 'apptainer run --fakeroot --writable-tmpfs --no-home --pwd /ns2-repro "
-    "--bind \"$PWD/out:/out\" ns2-repro.sif --cores 16 reproduce-all'": Unavailable(
-        "apptainer", "Apptainer is not in Debian 12's archive, and CI reaches no other registry"),
+    '--bind "$PWD/out:/out" ns2-repro.sif --cores 16 reproduce-all\'': Unavailable(
+        "apptainer", "Apptainer is not in Debian 12's archive, and CI reaches no other registry"
+    ),
     # Replicate in a container
     "docker build -t ns2-repro .": InCi(".ci/container", "buildah bud"),
-    'docker run --rm -v "$PWD/out:/out" ns2-repro': docker('docker run --rm -v "$PWD/out:/out" ns2-repro',
-                                                           "--dry-run", ONE_PAPER),
+    'docker run --rm -v "$PWD/out:/out" ns2-repro': docker(
+        'docker run --rm -v "$PWD/out:/out" ns2-repro', "--dry-run", ONE_PAPER
+    ),
     'docker run --rm -v "$PWD/out:/out" ns2-repro --profile profiles/smoke reproduce-all': InCi(
-        ".ci/container", "--profile profiles/smoke reproduce-all"),
+        ".ci/container", "--profile profiles/smoke reproduce-all"
+    ),
     'docker run --rm -v "$PWD/out:/out" ns2-repro reproduce-all --config experiment_files=configs/koo_aqm.yaml': docker(
         'docker run --rm -v "$PWD/out:/out" ns2-repro reproduce-all --config experiment_files=configs/koo_aqm.yaml',
-        "--dry-run"),
+        "--dry-run",
+    ),
     'docker run --rm -v "$PWD/out:/out" ns2-repro --dry-run': docker(
-        'docker run --rm -v "$PWD/out:/out" ns2-repro --dry-run'),
+        'docker run --rm -v "$PWD/out:/out" ns2-repro --dry-run'
+    ),
     # Add a sweep
     ".venv/bin/python -m experiments validate my_sweep.yaml": Substituted(
-        ".venv/bin/python -m experiments validate my_sweep.yaml", SWEEP),
+        ".venv/bin/python -m experiments validate my_sweep.yaml", SWEEP
+    ),
     ".venv/bin/python -m experiments runs my_sweep.yaml": Substituted(
-        ".venv/bin/python -m experiments runs my_sweep.yaml", SWEEP),
-    ".venv/bin/snakemake --config experiment_files=my_sweep.yaml -- results/red_pi_flows/figures/delay_vs_flows.png":
-        Substituted(".venv/bin/snakemake --config experiment_files=my_sweep.yaml -- "
-                    "results/red_pi_flows/figures/delay_vs_flows.png", SWEEP),
+        ".venv/bin/python -m experiments runs my_sweep.yaml", SWEEP
+    ),
+    ".venv/bin/snakemake --config experiment_files=my_sweep.yaml -- results/red_pi_flows/figures/delay_vs_flows.png": Substituted(
+        ".venv/bin/snakemake --config experiment_files=my_sweep.yaml -- "
+        "results/red_pi_flows/figures/delay_vs_flows.png",
+        SWEEP,
+    ),
     # The HTML report
     ".venv/bin/python -m experiments check-report results/report": Substituted(
         ".venv/bin/snakemake --profile profiles/smoke --config experiment_files=my_sweep.yaml -- "
         "results-smoke/report/index.html && .venv/bin/python -m experiments check-report results-smoke/report",
-        f"the report of the README's sweep on the smoke profile (results-smoke/), {SWEEP}", ("browser",)),
+        f"the report of the README's sweep on the smoke profile (results-smoke/), {SWEEP}",
+        ("browser",),
+    ),
     # Tests and benchmarks
     "make lint": InCi(".ci/run", "make lint"),
     ".venv/bin/python tests/ns2/suites.py --all --markdown docs/VALIDATION.md": Substituted(
         ".venv/bin/python tests/ns2/suites.py --suite simple --markdown docs/VALIDATION.md",
-        "one suite: make test runs all 105 (tests/ns2/test_validation_suites.py)"),
+        "one suite: make test runs all 105 (tests/ns2/test_validation_suites.py)",
+    ),
     ".venv/bin/python tests/ns2/mutants.py --markdown docs/VALIDATION.md": Substituted(
-        ".venv/bin/python tests/ns2/mutants.py --only \"Vq's token rate\"",
-        "one mutant (the script builds ns-2 once in a tree of its own, then each mutant)"),
+        '.venv/bin/python tests/ns2/mutants.py --only "Vq\'s token rate"',
+        "one mutant (the script builds ns-2 once in a tree of its own, then each mutant)",
+    ),
     ".venv/bin/python bench/ns2_speed.py --markdown docs/PERFORMANCE.md": Substituted(
         ".venv/bin/python bench/ns2_speed.py --repeats 1 --no-callgrind --markdown docs/PERFORMANCE.md",
-        "its smallest options: one round, no valgrind"),
+        "its smallest options: one round, no valgrind",
+    ),
     ".venv/bin/python bench/parser_vs_awk.py --markdown docs/PERFORMANCE.md": Substituted(
-        ".venv/bin/python bench/parser_vs_awk.py --repeats 1 --markdown docs/PERFORMANCE.md", "one round"),
+        ".venv/bin/python bench/parser_vs_awk.py --repeats 1 --markdown docs/PERFORMANCE.md", "one round"
+    ),
     ".venv/bin/python bench/snakemake_batching.py --markdown docs/PERFORMANCE.md": Substituted(
         ".venv/bin/python bench/snakemake_batching.py --runs 4 --rounds 1 --markdown docs/PERFORMANCE.md",
-        "its smallest sweep"),
+        "its smallest sweep",
+    ),
     ".venv/bin/python bench/http_connections.py --markdown docs/PERFORMANCE.md": Substituted(
-        ".venv/bin/python bench/http_connections.py --repeats 1 --markdown docs/PERFORMANCE.md", "one round"),
+        ".venv/bin/python bench/http_connections.py --repeats 1 --markdown docs/PERFORMANCE.md", "one round"
+    ),
     ".venv/bin/python bench/plan_scale.py --markdown docs/PERFORMANCE.md": Substituted(
-        ".venv/bin/python bench/plan_scale.py --sizes 10 --markdown docs/PERFORMANCE.md", "one small sweep"),
+        ".venv/bin/python bench/plan_scale.py --sizes 10 --markdown docs/PERFORMANCE.md", "one small sweep"
+    ),
     ".venv/bin/python bench/run_disk.py --markdown docs/PERFORMANCE.md": Substituted(
-        ".venv/bin/python bench/run_disk.py --max-duration 5 --markdown docs/PERFORMANCE.md", "short runs"),
-}  # fmt: skip
+        ".venv/bin/python bench/run_disk.py --max-duration 5 --markdown docs/PERFORMANCE.md", "short runs"
+    ),
+}
 
 
 BENCH = "its smallest options"
@@ -175,81 +203,107 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
     ".venv/bin/python bench/ns2_speed.py --repeats 3 --baseline /tmp/exp/o2base/ns --variant o2-pgo=/tmp/exp/o2-pgo/ns "
     "--variant o3=/tmp/exp/o3/ns": Substituted(
         ".venv/bin/python bench/ns2_speed.py --repeats 1 --no-callgrind",
-        f"{BENCH}, without the variant builds the section says how to make by hand"),
+        f"{BENCH}, without the variant builds the section says how to make by hand",
+    ),
     ".venv/bin/python bench/parser_vs_awk.py --repeats 5 --markdown docs/PERFORMANCE.md": Substituted(
-        ".venv/bin/python bench/parser_vs_awk.py --repeats 1 --markdown docs/PERFORMANCE.md", BENCH),
+        ".venv/bin/python bench/parser_vs_awk.py --repeats 1 --markdown docs/PERFORMANCE.md", BENCH
+    ),
     ".venv/bin/python bench/snakemake_batching.py --runs 200 --rounds 2 --markdown docs/PERFORMANCE.md": Substituted(
-        ".venv/bin/python bench/snakemake_batching.py --runs 4 --rounds 1 --markdown docs/PERFORMANCE.md", BENCH),
+        ".venv/bin/python bench/snakemake_batching.py --runs 4 --rounds 1 --markdown docs/PERFORMANCE.md", BENCH
+    ),
     ".venv/bin/python bench/http_connections.py --repeats 5 --flows 100 --duration 100 --micro-count 2000 "
     "--markdown docs/PERFORMANCE.md": Substituted(
         ".venv/bin/python bench/http_connections.py --repeats 1 --flows 10 --duration 10 --micro-count 100 "
-        "--markdown docs/PERFORMANCE.md", BENCH),
+        "--markdown docs/PERFORMANCE.md",
+        BENCH,
+    ),
     ".venv/bin/python bench/run_disk.py --max-duration 40 --markdown docs/PERFORMANCE.md": Substituted(
-        ".venv/bin/python bench/run_disk.py --max-duration 5 --markdown docs/PERFORMANCE.md", BENCH),
+        ".venv/bin/python bench/run_disk.py --max-duration 5 --markdown docs/PERFORMANCE.md", BENCH
+    ),
     ".venv/bin/python bench/plan_scale.py --sizes 33,100,333 --seeds 100 --markdown docs/PERFORMANCE.md": Substituted(
-        ".venv/bin/python bench/plan_scale.py --sizes 10 --seeds 3 --markdown docs/PERFORMANCE.md", BENCH),
+        ".venv/bin/python bench/plan_scale.py --sizes 10 --seeds 3 --markdown docs/PERFORMANCE.md", BENCH
+    ),
     "snakemake -n": Fragment("Snakemake's dry-run flag, named in prose"),
     "/usr/bin/time -v": Fragment("the timing tool, named in prose"),
-    "git clone . /tmp/full && cd /tmp/full && make setup ns2 && /usr/bin/time -v .venv/bin/snakemake reproduce-all":
-        Substituted("git clone -q {repo} full && cd full && ln -s {repo}/.venv .venv && .venv/bin/python "
-                    "ns2-patches/ns2_build.py --out build/ns2 && /usr/bin/time -v .venv/bin/snakemake reproduce-all "
-                    f"--dry-run {ONE_PAPER}",
-                    "a clone of this checkout's commit, its .venv linked (make setup there would pip install -e the "
-                    f"clone into it), ns-2 by the script make ns2 runs; {DRY_ONE}"),
-    "time .venv/bin/snakemake reproduce-all --config experiment_files=configs/bqm.yaml results=/tmp/bqm-results":
-        Substituted("time .venv/bin/snakemake reproduce-all --config experiment_files=configs/bqm.yaml "
-                    "results=/tmp/bqm-results --dry-run", DRY),
+    "git clone . /tmp/full && cd /tmp/full && make setup ns2 && /usr/bin/time -v .venv/bin/snakemake reproduce-all": Substituted(
+        "git clone -q {repo} full && cd full && ln -s {repo}/.venv .venv && .venv/bin/python "
+        "ns2-patches/ns2_build.py --out build/ns2 && /usr/bin/time -v .venv/bin/snakemake reproduce-all "
+        f"--dry-run {ONE_PAPER}",
+        "a clone of this checkout's commit, its .venv linked (make setup there would pip install -e the "
+        f"clone into it), ns-2 by the script make ns2 runs; {DRY_ONE}",
+    ),
+    "time .venv/bin/snakemake reproduce-all --config experiment_files=configs/bqm.yaml results=/tmp/bqm-results": Substituted(
+        "time .venv/bin/snakemake reproduce-all --config experiment_files=configs/bqm.yaml "
+        "results=/tmp/bqm-results --dry-run",
+        DRY,
+    ),
     "time nice .venv/bin/snakemake reproduce-all --cores 2 --config experiment_files=configs/psand.yaml "
     "results=/tmp/psand-results": Substituted(
         "time nice .venv/bin/snakemake reproduce-all --cores 2 --config experiment_files=configs/psand.yaml "
-        "results=/tmp/psand-results --dry-run", DRY),
+        "results=/tmp/psand-results --dry-run",
+        DRY,
+    ),
     "/usr/bin/time -v .venv/bin/snakemake reproduce-all --config experiment_files=configs/psand.yaml "
     "results=/tmp/psand-results": Substituted(
         "/usr/bin/time -v .venv/bin/snakemake reproduce-all --config experiment_files=configs/psand.yaml "
-        "results=/tmp/psand-results --dry-run", DRY),
+        "results=/tmp/psand-results --dry-run",
+        DRY,
+    ),
     "/usr/bin/time -v .venv/bin/snakemake reproduce-all --config experiment_files=configs/psand.yaml "
     "results=/tmp/psand-full": Substituted(
         "/usr/bin/time -v .venv/bin/snakemake reproduce-all --config experiment_files=configs/psand.yaml "
-        "results=/tmp/psand-full --dry-run", DRY),
+        "results=/tmp/psand-full --dry-run",
+        DRY,
+    ),
     "/usr/bin/time -v .venv/bin/snakemake reproduce-all --config experiment_files=configs/psand.yaml "
     "results=/tmp/psand-t": Substituted(
         "/usr/bin/time -v .venv/bin/snakemake reproduce-all --config experiment_files=configs/psand.yaml "
-        "results=/tmp/psand-t --dry-run", DRY),
+        "results=/tmp/psand-t --dry-run",
+        DRY,
+    ),
     "/usr/bin/time -v .venv/bin/snakemake --config experiment_files=configs/psand.yaml results=/tmp/ch5-default -- "
     "<the 11 figures and 3 tables of Ch. 5>": Substituted(
         "/usr/bin/time -v .venv/bin/snakemake --dry-run --config experiment_files=configs/psand.yaml "
         "results=/tmp/ch5-default -- /tmp/ch5-default/psand/figures/fig5_4a.png "
         "/tmp/ch5-default/psand/tables/table5_1.md",
-        f"{DRY}, two of the targets"),
+        f"{DRY}, two of the targets",
+    ),
     "/usr/bin/time -v .venv/bin/snakemake --config experiment_files=configs/psand.yaml results=/tmp/ch3-d2 -- "
     "<the 20 figures of Ch. 3> /tmp/ch3-d2/psand/tables/table3_1.md /tmp/ch3-d2/psand/tables/table3_3.md": Substituted(
         "/usr/bin/time -v .venv/bin/snakemake --dry-run --config experiment_files=configs/psand.yaml "
         "results=/tmp/ch3-d2 -- /tmp/ch3-d2/psand/figures/fig3_13.png /tmp/ch3-d2/psand/tables/table3_3.md",
-        f"{DRY}, one figure and one table"),
+        f"{DRY}, one figure and one table",
+    ),
     "/usr/bin/time -v .venv/bin/snakemake --config experiment_files=configs/psand.yaml results=/tmp/ch3-d2 -- "
     "<the metrics.parquet of Ch. 3's 28 readings>": Substituted(
         "/usr/bin/time -v .venv/bin/snakemake --dry-run --config experiment_files=configs/psand.yaml "
         "results=/tmp/ch3-d2 -- '/tmp/ch3-d2/psand/table3_1/readings/t31_mode=strict/metrics.parquet'",
-        f"{DRY}, one reading's table"),
+        f"{DRY}, one reading's table",
+    ),
     ".venv/bin/snakemake --config experiment_files=configs/psand.yaml results=/work/scratch/psand-a --keep-going "
     "--prioritize <the 14 baseline metrics tables> -- <those 14 and the 76 readings' metrics.parquet>": Substituted(
         ".venv/bin/snakemake --dry-run --config experiment_files=configs/psand.yaml results=/tmp/psand-a "
         "--keep-going --prioritize /tmp/psand-a/psand/load/metrics.parquet -- /tmp/psand-a/psand/load/metrics.parquet "
         "'/tmp/psand-a/psand/load/readings/wq_packet=500/metrics.parquet'",
-        f"{DRY}, one baseline and one reading's table"),
+        f"{DRY}, one baseline and one reading's table",
+    ),
     # docs/VALIDATION.md
     ".venv/bin/python tests/ns2/suites.py --ours build/ns2/ns --reference /usr/bin/ns --markdown docs/VALIDATION.md "
     "--all": Substituted(
         ".venv/bin/python tests/ns2/suites.py --ours build/ns2/ns --reference /usr/bin/ns --markdown "
-        "docs/VALIDATION.md --suite simple", "one suite: make test runs all 105 (tests/ns2/test_validation_suites.py)"),
+        "docs/VALIDATION.md --suite simple",
+        "one suite: make test runs all 105 (tests/ns2/test_validation_suites.py)",
+    ),
     "NS=<binary> ./test-all-<suite> quiet": Substituted(
         ".venv/bin/python tests/ns2/suites.py --suite simple --work build/validation > /dev/null && "
         "cd build/validation/ours/ns-2.35/tcl/test && PATH=$PWD/../../../shim:$PATH NS=$OLDPWD/build/ns2/ns "
         "./test-all-simple quiet",
-        "<binary> our build, <suite> simple, in the tree suites.py prepares (its sleep shim first on PATH)"),
+        "<binary> our build, <suite> simple, in the tree suites.py prepares (its sleep shim first on PATH)",
+    ),
     ".venv/bin/python tests/ns2/mutants.py --markdown docs/VALIDATION.md": WAYS[
-        ".venv/bin/python tests/ns2/mutants.py --markdown docs/VALIDATION.md"],
-}  # fmt: skip
+        ".venv/bin/python tests/ns2/mutants.py --markdown docs/VALIDATION.md"
+    ],
+}
 DOCS = sorted((REPO / "docs").glob("*.md"))
 
 
@@ -363,8 +417,16 @@ def scratch(tmp_path_factory) -> Path:
     if subprocess.run(["make", "-q", "venv"], cwd=REPO).returncode != 0:  # else make there would pip install -e it
         pytest.fail("the virtualenv is older than requirements.txt or pyproject.toml: run `make setup` first")
     root = tmp_path_factory.mktemp("readme") / "checkout"
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO,
-                            capture_output=True, check=True).stdout.decode().split("\0")  # fmt: skip
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=REPO,
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, listed):
         source = REPO / name
         if source.is_file():
@@ -378,8 +440,7 @@ def scratch(tmp_path_factory) -> Path:
 
 def run_here(command: str, cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(cwd)}  # the copy's packages, not the editable install's checkout
-    return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=TIMEOUT_S)  # fmt: skip
+    return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
 
 
 ALL_WAYS = {**WAYS, **DOC_WAYS}
@@ -393,8 +454,9 @@ SPREAD_OVER_WORKERS = True
 ONE_SLURM = pytest.mark.xdist_group("slurm")
 
 
-@pytest.mark.parametrize("command", [pytest.param(c, marks=[ONE_SLURM] if "slurm" in ALL_WAYS[c].needs else [])
-                                     for c in RUNNABLE], ids=short)  # fmt: skip
+@pytest.mark.parametrize(
+    "command", [pytest.param(c, marks=[ONE_SLURM] if "slurm" in ALL_WAYS[c].needs else []) for c in RUNNABLE], ids=short
+)
 def test_the_command_runs(command, scratch):
     way = ALL_WAYS[command]
     image = os.environ.get(IMAGE_ENV)
@@ -418,8 +480,10 @@ def test_the_container_names_a_target_swallowed_by_config_in_one_line(scratch):
     image = os.environ.get(IMAGE_ENV)
     if not image:
         pytest.skip(f"needs the image of CI's container stage ({IMAGE_ENV})")
-    swallowed = f"mkdir -p out && {PODMAN} --rm -v \"$PWD/out:/out\" {shlex.quote(image)} " \
-                "--config experiment_files=configs/koo_aqm.yaml reproduce-all"  # fmt: skip
+    swallowed = (
+        f'mkdir -p out && {PODMAN} --rm -v "$PWD/out:/out" {shlex.quote(image)} '
+        "--config experiment_files=configs/koo_aqm.yaml reproduce-all"
+    )
     proc = run_here(swallowed, scratch)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines() == [proc.stderr.strip()]  # one line

@@ -29,11 +29,13 @@ def untraced_run(tmp_path):
     run = tmp_path / "untraced"
     run.mkdir()
     params = {
-        "schema": "ns2-repro/run-params/2", "seed": 1,
-        "duration": 2.0, "topology": {"kind": "dumbbell", "core_link": {"bandwidth": "1Mb", "delay": "10ms"}},
+        "schema": "ns2-repro/run-params/2",
+        "seed": 1,
+        "duration": 2.0,
+        "topology": {"kind": "dumbbell", "core_link": {"bandwidth": "1Mb", "delay": "10ms"}},
         "flows": [{"fid": 1, "kind": "ftp", "group": "main"}, {"fid": 2, "kind": "ftp", "group": "cross"}],
         "monitors": {"queue_sample_interval": 0.1, "packet_trace": False},
-    }  # fmt: skip
+    }
     (run / "params.json").write_text(json.dumps(params))
     (run / "meta.json").write_text(json.dumps({"links": [{"name": "core0", "from": 0, "to": 1, "role": "core"}]}))
     (run / "queue_monitor.tsv").write_text(QUEUE_TSV)

@@ -1,4 +1,5 @@
-"""experiments/aqm_design.py against the numbers Alemu's thesis prints, and configs/psand.yaml against the rules."""
+"""experiments/paper_models/aqm_design.py against the numbers Alemu's thesis prints, and configs/psand.yaml against
+the rules."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from experiments import aqm_design, config
+from experiments.config.load import load
+from experiments.paper_models import aqm_design
 
 C = 187.5  # 1.5 Mb/s in 1000-B packets/s (Table 4.1)
 DESIGN_RTT = {"aqm_same": 0.252, "aqm_diff": 0.634}  # choice design_rtt
@@ -63,7 +65,7 @@ def test_avq_alpha_is_unbounded_for_few_flows_and_grows_with_n():
 
 @pytest.fixture(scope="module")
 def psand() -> dict:
-    return config.load(PSAND)
+    return load(PSAND)
 
 
 def test_config_pi_and_fixed_lred_values_follow_the_rules(psand):

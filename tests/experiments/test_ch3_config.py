@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from experiments import config
+from experiments.config.load import load
 
-PSAND = config.load(Path(__file__).resolve().parents[2] / "configs" / "psand.yaml")
+PSAND = load(Path(__file__).resolve().parents[2] / "configs" / "psand.yaml")
 EXPERIMENTS = PSAND["experiments"]
 
 

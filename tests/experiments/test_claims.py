@@ -3,26 +3,49 @@
 import pandas as pd
 import pytest
 
-from experiments.claims import ci95, evaluate
+from experiments.verdicts.claims import evaluate
+from experiments.verdicts.stats import ci95
 
 
 def table(rows):
     return pd.DataFrame(rows, columns=["queue", "variant", "seed", "scope", "metric", "value"])
 
 
-VALUE_CLAIM = {"id": "c", "kind": "value", "source": "T2", "experiment": "e", "metric": "m",
-               "where": {"queue": "PI"}, "expected": 10.0, "pass": {"rel": 0.1}, "drift": {"rel": 0.3}}  # fmt: skip
-EXTREME_CLAIM = {"id": "x", "kind": "extreme", "source": "§5", "experiment": "e", "metric": "m",
-                 "axis": "queue", "level": "PI", "extreme": "min"}  # fmt: skip
+VALUE_CLAIM = {
+    "id": "c",
+    "kind": "value",
+    "source": "T2",
+    "experiment": "e",
+    "metric": "m",
+    "where": {"queue": "PI"},
+    "expected": 10.0,
+    "pass": {"rel": 0.1},
+    "drift": {"rel": 0.3},
+}
+EXTREME_CLAIM = {
+    "id": "x",
+    "kind": "extreme",
+    "source": "§5",
+    "experiment": "e",
+    "metric": "m",
+    "axis": "queue",
+    "level": "PI",
+    "extreme": "min",
+}
 
 
 def test_value_claim_gives_one_verdict_per_free_label():
     metrics = table(
-        [("PI", "a", 1, "all", "m", 10.5), ("PI", "a", 2, "all", "m", 9.5),
-         ("PI", "b", 1, "all", "m", 12.0), ("PI", "b", 2, "all", "m", 12.0),
-         ("PI", "c", 1, "all", "m", 20.0),
-         ("RED", "a", 1, "all", "m", 10.0), ("PI", "a", 1, "flow1", "m", 99.0)]
-    )  # fmt: skip
+        [
+            ("PI", "a", 1, "all", "m", 10.5),
+            ("PI", "a", 2, "all", "m", 9.5),
+            ("PI", "b", 1, "all", "m", 12.0),
+            ("PI", "b", 2, "all", "m", 12.0),
+            ("PI", "c", 1, "all", "m", 20.0),
+            ("RED", "a", 1, "all", "m", 10.0),
+            ("PI", "a", 1, "flow1", "m", 99.0),
+        ]
+    )
     verdicts = evaluate(VALUE_CLAIM, metrics, ["queue", "variant"])
     assert [(v.group, v.verdict) for v in verdicts] == [
         ("variant=a", "pass"),
@@ -63,8 +86,17 @@ def seeds(queue, variant, values):
     return [(queue, variant, s, "all", "m", v) for s, v in enumerate(values)]
 
 
-COMPARE_CLAIM = {"id": "k", "kind": "compare", "source": "§4", "experiment": "e", "metric": "m",
-                 "axis": "queue", "level": "DT", "relation": "greater", "factor": 1.5}  # fmt: skip
+COMPARE_CLAIM = {
+    "id": "k",
+    "kind": "compare",
+    "source": "§4",
+    "experiment": "e",
+    "metric": "m",
+    "axis": "queue",
+    "level": "DT",
+    "relation": "greater",
+    "factor": 1.5,
+}
 
 
 def test_compare_claim_with_a_factor():
@@ -91,8 +123,16 @@ def test_compare_claim_against_named_levels_and_less():
 
 
 def test_bound_claim():
-    claim = {"id": "b", "kind": "bound", "source": "§4", "experiment": "e", "metric": "m",
-             "bound": "below", "threshold": 0.1, "drift_threshold": 0.2}  # fmt: skip
+    claim = {
+        "id": "b",
+        "kind": "bound",
+        "source": "§4",
+        "experiment": "e",
+        "metric": "m",
+        "bound": "below",
+        "threshold": 0.1,
+        "drift_threshold": 0.2,
+    }
     rows = seeds("DT", "a", [0.05, 0.07]) + seeds("DT", "b", [0.15, 0.15]) + seeds("DT", "c", [0.3, 0.5])
     verdicts = evaluate(claim, table(rows), ["queue", "variant"])
     assert [v.verdict for v in verdicts] == ["pass", "drift", "fail"]
@@ -101,8 +141,17 @@ def test_bound_claim():
 
 
 def test_nearest_claim():
-    claim = {"id": "n", "kind": "nearest", "source": "§4", "experiment": "e", "metric": "m", "axis": "queue",
-             "level": "MIX", "nearest": "DT", "among": ["DT", "RED"]}  # fmt: skip
+    claim = {
+        "id": "n",
+        "kind": "nearest",
+        "source": "§4",
+        "experiment": "e",
+        "metric": "m",
+        "axis": "queue",
+        "level": "MIX",
+        "nearest": "DT",
+        "among": ["DT", "RED"],
+    }
     rows = seeds("DT", "a", [10, 10.5, 9.5]) + seeds("RED", "a", [20, 20.5, 19.5]) + seeds("MIX", "a", [11, 11, 11])
     rows += seeds("DT", "b", [10, 10.5, 9.5]) + seeds("RED", "b", [20, 20.5, 19.5]) + seeds("MIX", "b", [13, 14, 15])
     rows += seeds("DT", "c", [10, 10.5, 9.5]) + seeds("RED", "c", [20, 20.5, 19.5]) + seeds("MIX", "c", [18, 18, 18])

@@ -8,7 +8,8 @@ import math
 import pandas as pd
 import pytest
 
-from experiments.claims import ci95, combine, evaluate, judge, within
+from experiments.verdicts.claims import combine, evaluate, judge
+from experiments.verdicts.stats import ci95, within
 
 NAN = math.nan
 
@@ -27,8 +28,16 @@ EXTREME = {**BASE, "kind": "extreme", "axis": "queue", "level": "PI", "extreme":
 COMPARE = {**BASE, "kind": "compare", "axis": "queue", "level": "PI", "relation": "less"}
 BOUND = {**BASE, "kind": "bound", "bound": "below", "threshold": 5.0, "drift_threshold": 6.0}
 NEAREST = {**BASE, "kind": "nearest", "axis": "queue", "level": "MIX", "nearest": "PI", "among": ["PI", "DT"]}
-RATIO = {**BASE, "kind": "ratio", "axis": "queue", "level": "PI", "baseline": "DT", "expected": 0.5,
-         "pass": {"abs": 0.1}, "drift": {"abs": 0.2}}  # fmt: skip
+RATIO = {
+    **BASE,
+    "kind": "ratio",
+    "axis": "queue",
+    "level": "PI",
+    "baseline": "DT",
+    "expected": 0.5,
+    "pass": {"abs": 0.1},
+    "drift": {"abs": 0.2},
+}
 AXES = ["queue", "n"]
 
 
@@ -131,8 +140,7 @@ def test_bound_exactly_at_the_threshold_is_not_beyond_it():
 # --- the missing path of every kind -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("claim", [VALUE, EXTREME, COMPARE, BOUND, NEAREST, RATIO],
-                         ids=lambda c: c["kind"])  # fmt: skip
+@pytest.mark.parametrize("claim", [VALUE, EXTREME, COMPARE, BOUND, NEAREST, RATIO], ids=lambda c: c["kind"])
 def test_every_kind_is_missing_without_values(claim):
     rows = level_rows("PI", [NAN, NAN]) + level_rows("DT", [NAN]) + level_rows("MIX", [NAN])
     for metrics in (table(rows), table([])):
@@ -195,6 +203,7 @@ def test_fixed_reading_levels_are_not_free_axes():
 
 
 def test_combine_keeps_the_class():
-    (cv,) = combine({"id": "c", "class": "sanity"}, evaluate({**VALUE, "where": {"queue": "PI"}},
-                                                                 cells_rows(), AXES)[:1])  # fmt: skip
+    (cv,) = combine(
+        {"id": "c", "class": "sanity"}, evaluate({**VALUE, "where": {"queue": "PI"}}, cells_rows(), AXES)[:1]
+    )
     assert (cv.cls, cv.verdict) == ("sanity", "pass")

@@ -4,14 +4,25 @@ experiment file's checks of them are in test_claims_ratio_scope.py)."""
 import pandas as pd
 import pytest
 
-from experiments.claims import evaluate
-from experiments.sensitivity import reading_claim, relative_distance
+from experiments.verdicts.claims import evaluate
+from experiments.verdicts.sensitivity import reading_claim, relative_distance
 
 AXES = ["queue", "setting"]
 # seconds of flow time per object, per drop per object: what one avoided drop saves
-SLOPE = {"id": "s", "kind": "slope", "source": "T5.6, T5.7", "experiment": "e", "metric": "cycle", "per": "drops",
-         "axis": "queue", "level": "PISA", "baseline": "PI", "expected": 3.0, "pass": {"rel": 0.25},
-         "drift": {"rel": 0.5}}  # fmt: skip
+SLOPE = {
+    "id": "s",
+    "kind": "slope",
+    "source": "T5.6, T5.7",
+    "experiment": "e",
+    "metric": "cycle",
+    "per": "drops",
+    "axis": "queue",
+    "level": "PISA",
+    "baseline": "PI",
+    "expected": 3.0,
+    "pass": {"rel": 0.25},
+    "drift": {"rel": 0.5},
+}
 
 
 def rows(queue, setting, cycle, drops, scope="all"):
@@ -32,8 +43,11 @@ def test_slope_is_the_change_of_metric_over_the_change_of_per():
     data += rows("DT", "a", [9.0], [9.0])  # a third level plays no part
     verdicts = evaluate(SLOPE, table(data), AXES)
     assert [(v.group, v.verdict) for v in verdicts] == [
-        ("setting=a", "pass"), ("setting=b", "fail"), ("setting=c", "pass"), ("setting=d", "drift"),
-    ]  # fmt: skip
+        ("setting=a", "pass"),
+        ("setting=b", "fail"),
+        ("setting=c", "pass"),
+        ("setting=d", "drift"),
+    ]
     assert verdicts[0].value == pytest.approx(3.0)
     assert verdicts[0].measured == "3 (cycle -0.6 / drops -0.2, PISA - PI)"
     assert verdicts[0].metric == "cycle per drops" and verdicts[0].expected == "Δcycle / Δdrops = 3"
@@ -63,14 +77,24 @@ def test_slope_reads_its_scope_for_both_metrics():
 
 def test_only_a_slope_claim_reads_per():
     data = rows("PI", "a", [2.0, 2.0], [7.0, 7.0])
-    claim = {"id": "v", "kind": "value", "source": "T", "experiment": "e", "metric": "cycle", "per": "drops",
-             "where": {"queue": "PI"}, "expected": 2.0, "pass": {"rel": 0.1}, "drift": {"rel": 0.2}}  # fmt: skip
+    claim = {
+        "id": "v",
+        "kind": "value",
+        "source": "T",
+        "experiment": "e",
+        "metric": "cycle",
+        "per": "drops",
+        "where": {"queue": "PI"},
+        "expected": 2.0,
+        "pass": {"rel": 0.1},
+        "drift": {"rel": 0.2},
+    }
     (verdict,) = evaluate(claim, table(data), AXES)
     assert verdict.measured == "2 ± 0" and verdict.seeds == 2, "the drops rows are not averaged in"
 
 
 def test_a_measure_reading_replaces_either_metric_and_distance_is_relative():
-    from experiments.readings import Reading
+    from experiments.config.readings import Reading
 
     reading = Reading("m=alt", (("m", "alt"),), metrics={"drops": "drops_alt"})
     judged = reading_claim(SLOPE, reading)
@@ -79,7 +103,7 @@ def test_a_measure_reading_replaces_either_metric_and_distance_is_relative():
 
 
 def test_a_slope_claim_s_note_placeholder_reads_only_the_metric_it_names():
-    from experiments.report import fill_note
+    from experiments.verdicts.notes import fill_note
 
     data = rows("PI", "a", [2.4, 2.6], [0.4, 0.4]) + rows("PISA", "a", [1.8, 1.8], [0.2, 0.2])
     note = "PI: {{cycle queue=PI}} s and {{drops queue=PI}} drops"

@@ -8,15 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.metrics import (
-    core_bin_metrics,
-    core_delay_metrics,
-    core_drop_metrics,
-    core_drop_values,
-    group_scopes,
-    object_metrics,
-    run_metrics,
-)
+from experiments.measure.core_log import core_bin_metrics, core_delay_metrics, core_drop_metrics, core_drop_values
+from experiments.measure.http_objects import object_metrics
+from experiments.measure.run import run_metrics
+from experiments.measure.scopes import group_scopes
 
 GROUPS = {1: "ftp", 2: "http"}  # fid 3 names no group: it counts only in `all`
 CAPACITY = 16_000.0  # bit/s = 2000 B/s
@@ -163,10 +158,17 @@ def test_core_drop_values_without_a_hinted_drop_are_nan():
 
 
 DELAYS = pd.DataFrame(
-    [(0.5, 1, 1, 9.0), (1.0, 1, 2, 0.1), (2.0, 1, 3, 0.2), (3.0, 1, 4, 0.3), (3.5, 1, 5, 0.4), (2.0, 2, 1, 1.0),
-     (4.0, 2, 2, 5.0)],
+    [
+        (0.5, 1, 1, 9.0),
+        (1.0, 1, 2, 0.1),
+        (2.0, 1, 3, 0.2),
+        (3.0, 1, 4, 0.3),
+        (3.5, 1, 5, 0.4),
+        (2.0, 2, 1, 1.0),
+        (4.0, 2, 2, 5.0),
+    ],
     columns=["time", "fid", "seqno", "delay"],
-)  # fmt: skip
+)
 
 
 def test_core_delay_metrics_per_flow_group_and_all():
@@ -221,12 +223,17 @@ def core_log_run(tmp_path):
     run = tmp_path / "core_log"
     run.mkdir()
     params = {
-        "schema": "ns2-repro/run-params/2", "seed": 1,
-        "duration": 4.0, "topology": {"kind": "dumbbell", "core_link": {"bandwidth": "16kb", "delay": "10ms"}},
-        "flows": [{"fid": 1, "kind": "ftp", "group": "ftp"}, {"fid": 2, "kind": "http", "group": "http"},
-                  {"fid": 3, "kind": "cbr"}],
+        "schema": "ns2-repro/run-params/2",
+        "seed": 1,
+        "duration": 4.0,
+        "topology": {"kind": "dumbbell", "core_link": {"bandwidth": "16kb", "delay": "10ms"}},
+        "flows": [
+            {"fid": 1, "kind": "ftp", "group": "ftp"},
+            {"fid": 2, "kind": "http", "group": "http"},
+            {"fid": 3, "kind": "cbr"},
+        ],
         "monitors": {"queue_sample_interval": 1.0, "packet_trace": False, "core_log": {"interval": 1.0}},
-    }  # fmt: skip
+    }
     (run / "params.json").write_text(json.dumps(params))
     (run / "meta.json").write_text(json.dumps({"links": [{"name": "core0", "from": 0, "to": 1, "role": "core"}]}))
     (run / "queue_monitor.tsv").write_text(QUEUE_TSV)
@@ -252,7 +259,7 @@ def test_run_metrics_reads_the_core_log_tables(core_log_run):
 
 
 def test_per_object_metrics_divide_the_scope_s_core_counts_by_its_completed_objects():
-    from experiments.metrics import per_object_metrics
+    from experiments.measure.http_objects import per_object_metrics
 
     rows = [
         {"scope": "all", "metric": "core_departed_bytes", "value": 9000.0},

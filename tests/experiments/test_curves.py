@@ -1,4 +1,4 @@
-"""Koo et al. curves (experiments/curves.py) on hand-built packet sequences, values worked out by hand.
+"""Koo et al. curves (experiments/measure/curves.py) on hand-built packet sequences, values worked out by hand.
 
 Unless said otherwise the link runs at 8000 bit/s, so a 1000-byte packet takes 1 s to transmit and a
 500-byte one 0.5 s; t_out = t_dequeue + transmission time.
@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.curves import LinkCurves, binned, delay_average, delay_integral, summary
+from experiments.measure.curves import LinkCurves, binned, delay_average, delay_integral, summary
 
 C = 8000.0
 NAN = math.nan

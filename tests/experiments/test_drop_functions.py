@@ -1,11 +1,11 @@
-"""experiments/drop_functions.py against Alemu's Ch. 1 formulas at hand-computed points."""
+"""experiments/paper_models/drop_functions.py against Alemu's Ch. 1 formulas at hand-computed points."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from experiments import drop_functions as df
+from experiments.paper_models import drop_functions as df
 
 RED = df.Red(min_th=5, max_th=15, max_p=0.1)
 GENTLE = df.Red(min_th=5, max_th=15, max_p=0.1, gentle=True)

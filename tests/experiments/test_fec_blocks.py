@@ -1,4 +1,4 @@
-"""experiments/fec_blocks.py and the sink metrics of experiments/metrics.py on hand-built LossMonitor tables."""
+"""experiments/measure/fec_blocks.py and the sink metrics of experiments/measure/ on hand-built LossMonitor tables."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments import fec_blocks as fb
-from experiments.metrics import sink_metrics
+from experiments.measure import fec_blocks as fb
+from experiments.measure.sinks import sink_metrics
 
 
 def gaps(*rows):

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from experiments import config
+from experiments.config.load import load
 
-PSAND = config.load(Path(__file__).resolve().parents[2] / "configs" / "psand.yaml")
+PSAND = load(Path(__file__).resolve().parents[2] / "configs" / "psand.yaml")
 UDP_BITS = 573 * 8  # §5.3.1: 573-byte packets
 RHO_1 = 500_000  # §5.3.1: 500 kb/s without redundancy
 

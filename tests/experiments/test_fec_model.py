@@ -1,4 +1,4 @@
-"""experiments/fec_model.py (Alemu §5.5) against an independent closed form, a Monte Carlo of the compound
+"""experiments/paper_models/fec_model.py (Alemu §5.5) against an independent closed form, a Monte Carlo of the compound
 Poisson process, and the limits and shape the thesis states."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from experiments import fec_model as fm
+from experiments.paper_models import fec_model as fm
 
 
 def closed_form(h: int, x: float, beta: float) -> float:

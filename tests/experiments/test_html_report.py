@@ -14,9 +14,14 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from experiments import config, html_report, report, sensitivity
-from experiments import workflow as wf
-from experiments.aggregate import write_parquet
+from experiments.common import markdown
+from experiments.config.load import load
+from experiments.report import html as html_report
+from experiments.report.markdown import write_report
+from experiments.report.model import VERDICTS
+from experiments.store.tables import load_measured, write_parquet
+from experiments.verdicts import sensitivity as sensitivity_mod
+from experiments.workflow.targets import wants_sensitivity
 
 FILE = """
 paper: demo
@@ -68,24 +73,46 @@ def results(tmp_path) -> tuple[dict, Path]:
     """A results folder as reproduce-all leaves it, made up: PI's delay 5 ms, RED's 9 ms; PI with 4 flows lost its
     seed 2 (failed.parquet and its <key>.failed/)."""
     (tmp_path / "demo.yaml").write_text(FILE)
-    doc = config.load(tmp_path / "demo.yaml")
+    doc = load(tmp_path / "demo.yaml")
     results = tmp_path / "results"
     exp = results / "demo" / "flows"
     runs = [(q, n, s) for q in ("RED", "PI") for n in (2, 4) for s in (1, 2) if (q, n, s) != ("PI", 4, 2)]
-    context = [{"paper": "demo", "experiment": "flows", "queue": q, "flows_n": n, "seed": s, "run_key": key(q, n, s)}
-               for q, n, s in runs]  # fmt: skip
-    write_parquet(pd.DataFrame([{**c, "directory": str(results / "runs" / c["run_key"])} for c in context]),
-                  exp / "runs.parquet", "runs")  # fmt: skip
+    context = [
+        {"paper": "demo", "experiment": "flows", "queue": q, "flows_n": n, "seed": s, "run_key": key(q, n, s)}
+        for q, n, s in runs
+    ]
+    write_parquet(
+        pd.DataFrame([{**c, "directory": str(results / "runs" / c["run_key"])} for c in context]),
+        exp / "runs.parquet",
+        "runs",
+    )
     metric = {"scope": "all", "metric": "bottleneck_queue_delay_ms_mean"}
-    write_parquet(pd.DataFrame([{**c, **metric, "value": 9.0 if c["queue"] == "RED" else 5.0 + c["seed"] / 10}
-                                for c in context]), exp / "metrics.parquet", "metrics")  # fmt: skip
+    write_parquet(
+        pd.DataFrame([{**c, **metric, "value": 9.0 if c["queue"] == "RED" else 5.0 + c["seed"] / 10} for c in context]),
+        exp / "metrics.parquet",
+        "metrics",
+    )
     failed_dir = results / "runs" / f"{FAILED_KEY}.failed"
-    write_parquet(pd.DataFrame([{"paper": "demo", "experiment": "flows", "queue": "PI", "flows_n": 4, "seed": 2,
-                                 "run_key": FAILED_KEY, "directory": str(failed_dir),
-                                 "message": f"run {FAILED_KEY} (flows queue=PI flows_n=4 seed=2) failed: ns exited "
-                                            "with status 3\n  rerun: ns driver.tcl dir",
-                                 "rerun": f"build/ns2/ns tcl/driver.tcl {failed_dir}"}]),
-                  exp / "failed.parquet", "failed")  # fmt: skip
+    write_parquet(
+        pd.DataFrame(
+            [
+                {
+                    "paper": "demo",
+                    "experiment": "flows",
+                    "queue": "PI",
+                    "flows_n": 4,
+                    "seed": 2,
+                    "run_key": FAILED_KEY,
+                    "directory": str(failed_dir),
+                    "message": f"run {FAILED_KEY} (flows queue=PI flows_n=4 seed=2) failed: ns exited "
+                    "with status 3\n  rerun: ns driver.tcl dir",
+                    "rerun": f"build/ns2/ns tcl/driver.tcl {failed_dir}",
+                }
+            ]
+        ),
+        exp / "failed.parquet",
+        "failed",
+    )
     for c in context:
         (results / "runs" / c["run_key"]).mkdir(parents=True)
         for name in html_report.RUN_FILES:
@@ -99,7 +126,7 @@ def results(tmp_path) -> tuple[dict, Path]:
     (results / "demo" / "tables" / "table1.md").write_text(TABLE_MD)
     (results / "demo" / "tables" / "table1.csv").write_text("queue,delay\nRED,9\n")
     (tmp_path / "manifest.json").write_text(json.dumps(MANIFEST))
-    report.write_report([doc], results, tmp_path / "manifest.json", results / "REPORT.md", "smoke")
+    write_report([doc], results, tmp_path / "manifest.json", results / "REPORT.md", "smoke")
     return doc, results
 
 
@@ -107,8 +134,8 @@ def render(doc: dict, results: Path, with_sensitivity: bool = False) -> list[Pat
     table = None
     if with_sensitivity:
         table = results / "sensitivity.parquet"
-        baseline = report.load_metrics(doc, results)  # the reading's runs are made up as the baseline's
-        write_parquet(sensitivity.table(doc, baseline, {"weight=fast": baseline}), table, "sensitivity")
+        baseline = load_measured(doc, results)  # the reading's runs are made up as the baseline's
+        write_parquet(sensitivity_mod.table(doc, baseline, {"weight=fast": baseline}), table, "sensitivity")
         (results / "SENSITIVITY.md").write_text("made up\n")
     return html_report.write([doc], results, results.parent / "manifest.json", "smoke", "t" * 64, "abc123", table)
 
@@ -160,15 +187,22 @@ def test_the_claim_rows_are_report_md_s_verdicts(results):
     doc, folder = results
     render(doc, folder)
     html_rows = Page(folder / "report" / "papers" / "demo.html").tables["claim-table"][1:]
-    md_rows = [[c.strip() for c in line.strip("|").split(" | ")] for line in (folder / "REPORT.md").read_text()
-               .splitlines() if re.match(r"\| (pi_lower|pi_each|other_figure) ", line)]  # fmt: skip
+    md_rows = [
+        [c.strip() for c in line.strip("|").split(" | ")]
+        for line in (folder / "REPORT.md").read_text().splitlines()
+        if re.match(r"\| (pi_lower|pi_each|other_figure) ", line)
+    ]
     md_rows = [row for row in md_rows if len(row) == 10]  # the claim tables', not the cell detail's
     # claim, source, expected, measured, verdict: the two reports' columns, in the same order
-    assert [[r[0], r[1], r[4], r[5], r[9]] for r in html_rows] == [[r[0], r[1], r[3], r[4], r[8].strip("*")]
-                                                                  for r in md_rows]  # fmt: skip
+    assert [[r[0], r[1], r[4], r[5], r[9]] for r in html_rows] == [
+        [r[0], r[1], r[3], r[4], r[8].strip("*")] for r in md_rows
+    ]
     assert [(r[0], r[2], r[9]) for r in html_rows] == [
-        ("pi_lower", "reproduction", "incomplete"), ("pi_each", "reproduction", "pass"),
-        ("pi_each", "reproduction", "incomplete"), ("other_figure", "sanity", "fail")]  # fmt: skip
+        ("pi_lower", "reproduction", "incomplete"),
+        ("pi_each", "reproduction", "pass"),
+        ("pi_each", "reproduction", "incomplete"),
+        ("other_figure", "sanity", "fail"),
+    ]
 
 
 def test_a_failed_run_is_listed_with_its_stderr_and_rerun_script(results):
@@ -181,7 +215,9 @@ def test_a_failed_run_is_listed_with_its_stderr_and_rerun_script(results):
     runs = Page(folder / "report" / "runs" / "demo" / "flows.html")
     assert [row[2] for row in runs.tables["failed-runs"][1:]] == [FAILED_KEY]
     assert [link for link in runs.links if FAILED_KEY in link] == [
-        f"../../../runs/{FAILED_KEY}.failed/stderr.txt", f"../../../runs/{FAILED_KEY}.failed/rerun.sh"]  # fmt: skip
+        f"../../../runs/{FAILED_KEY}.failed/stderr.txt",
+        f"../../../runs/{FAILED_KEY}.failed/rerun.sh",
+    ]
     assert len(runs.tables["run-table"]) - 1 == 7, "every run that finished, one row each"
 
 
@@ -231,15 +267,26 @@ def test_footer_and_front_page(results):
     doc, folder = results
     render(doc, folder)
     front = (folder / "report" / "index.html").read_text()
-    for text in (MANIFEST["binary"]["sha256"], MANIFEST["series"]["sha256"], MANIFEST["key"], "t" * 64, "abc123",
-                 "<code>smoke</code>", "<code>demo/flows</code> 2"):  # fmt: skip
+    for text in (
+        MANIFEST["binary"]["sha256"],
+        MANIFEST["series"]["sha256"],
+        MANIFEST["key"],
+        "t" * 64,
+        "abc123",
+        "<code>smoke</code>",
+        "<code>demo/flows</code> 2",
+    ):
         assert text in front
     counts = Page(folder / "report" / "index.html").tables["counts-demo"]
-    assert counts[0] == ["class", *report.VERDICTS, "claims"]
-    assert counts[1:] == [["Reproduction claims", "1", "", "", "2", "", "3"], ["Sanity checks", "", "", "1", "", "",
-                                                                                "1"]]  # fmt: skip
-    assert ("4 claims, of which reproduction: 1 pass, 2 incomplete; 1 experiment, 7 runs measured, 1 failed; "
-            "1 figure, 1 table.") in front  # fmt: skip
+    assert counts[0] == ["class", *VERDICTS, "claims"]
+    assert counts[1:] == [
+        ["Reproduction claims", "1", "", "", "2", "", "3"],
+        ["Sanity checks", "", "", "1", "", "", "1"],
+    ]
+    assert (
+        "4 claims, of which reproduction: 1 pass, 2 incomplete; 1 experiment, 7 runs measured, 1 failed; "
+        "1 figure, 1 table."
+    ) in front
 
 
 def test_text_is_escaped_and_its_markdown_rendered(results):
@@ -256,9 +303,7 @@ def test_an_identifier_breaks_after_its_underscores_only():
 
 
 def test_a_table_file_s_markdown_as_blocks():
-    blocks = html_report.markdown_blocks(
-        "**Caption**\nmore text\n| a | b \\| c |\n|:---|---:|\n| 1 | 2 |\nafter\n\n\nend"
-    )
+    blocks = markdown.blocks("**Caption**\nmore text\n| a | b \\| c |\n|:---|---:|\n| 1 | 2 |\nafter\n\n\nend")
     assert [b.text for b in blocks] == ["**Caption** more text", "", "after", "end"]
     assert (blocks[1].header, blocks[1].align, blocks[1].rows) == (("a", "b | c"), ("left", "right"), (("1", "2"),))
 
@@ -273,6 +318,6 @@ def test_a_figure_is_shown_beside_the_claims_that_cite_its_number():
 
 
 def test_the_html_rule_reads_the_sensitivity_table_only_for_sensitivity_all():
-    assert wf.wants_sensitivity(["reproduce-all", "sensitivity-all"]) and wf.wants_sensitivity(["./sensitivity-all"])
-    assert not wf.wants_sensitivity([]) and not wf.wants_sensitivity(None)
-    assert not wf.wants_sensitivity(["reproduce-all", "results/sensitivity.parquet"])
+    assert wants_sensitivity(["reproduce-all", "sensitivity-all"]) and wants_sensitivity(["./sensitivity-all"])
+    assert not wants_sensitivity([]) and not wants_sensitivity(None)
+    assert not wants_sensitivity(["reproduce-all", "results/sensitivity.parquet"])

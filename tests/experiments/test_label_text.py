@@ -15,8 +15,14 @@ import pandas as pd
 import pytest
 import yaml
 
-from experiments import claims, cli, matrix, readings, references
-from experiments.config import ConfigError, label_column, label_text, load
+from experiments import cli
+from experiments.config import readings
+from experiments.config.axes import label_column, label_text
+from experiments.config.errors import ConfigError
+from experiments.config.load import load
+from experiments.planning.expansion import Expansion
+from experiments.references import check as references
+from experiments.verdicts.claims import judge
 from figures.common import select
 
 
@@ -71,20 +77,32 @@ def test_label_column_tells_a_bool_from_the_number_it_equals():
 
 def metrics_table() -> pd.DataFrame:
     """An axis max_th read back from parquet as float64: 20 became 20.0."""
-    rows = [(th, "a", seed, "all", "m", value) for th, values in ((10.5, [5.0, 5.2, 4.8]), (20.0, [10.0, 10.2, 9.8]))
-            for seed, value in enumerate(values)]  # fmt: skip
+    rows = [
+        (th, "a", seed, "all", "m", value)
+        for th, values in ((10.5, [5.0, 5.2, 4.8]), (20.0, [10.0, 10.2, 9.8]))
+        for seed, value in enumerate(values)
+    ]
     table = pd.DataFrame(rows, columns=["max_th", "variant", "seed", "scope", "metric", "value"])
     assert table["max_th"].dtype == np.float64
     return table
 
 
-CLAIM = {"id": "c", "kind": "value", "source": "s", "experiment": "e", "metric": "m", "where": {"max_th": 20},
-         "expected": 10.0, "pass": {"rel": 0.1}, "drift": {"rel": 0.3}}  # fmt: skip
+CLAIM = {
+    "id": "c",
+    "kind": "value",
+    "source": "s",
+    "experiment": "e",
+    "metric": "m",
+    "where": {"max_th": 20},
+    "expected": 10.0,
+    "pass": {"rel": 0.1},
+    "drift": {"rel": 0.3},
+}
 
 
 @pytest.mark.parametrize("label", [20, 20.0, "20", "20.0"])
 def test_a_claim_where_finds_the_rows_of_a_float_column(label):
-    (verdict,) = claims.judge({**CLAIM, "where": {"max_th": label}}, metrics_table(), ["max_th", "variant"])
+    (verdict,) = judge({**CLAIM, "where": {"max_th": label}}, metrics_table(), ["max_th", "variant"])
     assert verdict.verdict == "pass", verdict.deciding
     assert verdict.deciding.seeds == 3
 
@@ -92,26 +110,43 @@ def test_a_claim_where_finds_the_rows_of_a_float_column(label):
 def test_claims_naming_levels_of_a_float_column():
     ratio = {**CLAIM, "kind": "ratio", "axis": "max_th", "level": 20.0, "baseline": "10.5", "expected": 1.0}
     del ratio["where"]
-    (verdict,) = claims.judge(ratio, metrics_table(), ["max_th", "variant"])
+    (verdict,) = judge(ratio, metrics_table(), ["max_th", "variant"])
     assert verdict.verdict == "pass" and verdict.deciding.measured.startswith("+1.0000 (20 10 / 10.5 5)")
-    extreme = {"id": "x", "kind": "extreme", "source": "s", "experiment": "e", "metric": "m", "axis": "max_th",
-               "level": 20, "extreme": "max"}  # fmt: skip
-    (verdict,) = claims.judge(extreme, metrics_table(), ["max_th", "variant"])
+    extreme = {
+        "id": "x",
+        "kind": "extreme",
+        "source": "s",
+        "experiment": "e",
+        "metric": "m",
+        "axis": "max_th",
+        "level": 20,
+        "extreme": "max",
+    }
+    (verdict,) = judge(extreme, metrics_table(), ["max_th", "variant"])
     assert verdict.verdict == "pass"
-    compare = {"id": "k", "kind": "compare", "source": "s", "experiment": "e", "metric": "m", "axis": "max_th",
-               "level": 20.0, "than": [10.5], "relation": "greater"}  # fmt: skip
-    (verdict,) = claims.judge(compare, metrics_table(), ["max_th", "variant"])
+    compare = {
+        "id": "k",
+        "kind": "compare",
+        "source": "s",
+        "experiment": "e",
+        "metric": "m",
+        "axis": "max_th",
+        "level": 20.0,
+        "than": [10.5],
+        "relation": "greater",
+    }
+    (verdict,) = judge(compare, metrics_table(), ["max_th", "variant"])
     assert verdict.verdict == "pass"
 
 
 def test_a_free_float_axis_is_shown_by_its_label_text():
     free = {**CLAIM, "where": {}, "combine": "each", "expected": 7.5, "pass": {"rel": 0.9}, "drift": {"rel": 1}}
-    assert [v.deciding.group for v in claims.judge(free, metrics_table(), ["max_th"])] == ["max_th=10.5", "max_th=20"]
+    assert [v.deciding.group for v in judge(free, metrics_table(), ["max_th"])] == ["max_th=10.5", "max_th=20"]
 
 
 def test_a_reading_level_finds_the_rows_of_a_float_column():
     claim = {k: v for k, v in CLAIM.items() if k != "where"}
-    (verdict,) = claims.judge(claim, metrics_table(), ["max_th", "variant"], fixed={"max_th": "20"})
+    (verdict,) = judge(claim, metrics_table(), ["max_th", "variant"], fixed={"max_th": "20"})
     assert verdict.verdict == "pass" and verdict.deciding.seeds == 3
 
 
@@ -133,15 +168,35 @@ def write_config(tmp_path: Path, levels: list, named) -> Path:
     `where`, a figure's levels, a claim's note, and a ratio claim's level."""
     doc = yaml.safe_load(MINIMAL.read_text())
     doc["experiments"]["tiny"]["matrix"]["product"]["max_th"] = {
-        "path": "queues.RED.knobs.maxthresh_", "levels": levels, "default_levels": [10.5, levels[-1]],
-        "smoke_levels": [named]}  # fmt: skip
-    doc["choices"] = [{"id": "th", "what": "Max_th", "choice": str(named), "why": "t", "axis": "max_th",
-                       "baseline": named},
-                      {"id": "buffer", "what": "RED buffer", "choice": "default", "why": "t",
-                       "path": "queues.RED.knobs.limit_", "where": {"max_th": named},
-                       "alternatives": [{"label": "5", "value": 5, "why": "small"}]}]  # fmt: skip
-    doc["figures"] = [{"id": "f", "experiment": "tiny", "module": "figures.generic", "function": "metric_vs_axis",
-                       "metric": "e2e_delay_ms_mean", "x": "flows_n", "hue": "max_th", "levels": [named]}]  # fmt: skip
+        "path": "queues.RED.knobs.maxthresh_",
+        "levels": levels,
+        "default_levels": [10.5, levels[-1]],
+        "smoke_levels": [named],
+    }
+    doc["choices"] = [
+        {"id": "th", "what": "Max_th", "choice": str(named), "why": "t", "axis": "max_th", "baseline": named},
+        {
+            "id": "buffer",
+            "what": "RED buffer",
+            "choice": "default",
+            "why": "t",
+            "path": "queues.RED.knobs.limit_",
+            "where": {"max_th": named},
+            "alternatives": [{"label": "5", "value": 5, "why": "small"}],
+        },
+    ]
+    doc["figures"] = [
+        {
+            "id": "f",
+            "experiment": "tiny",
+            "module": "figures.generic",
+            "function": "metric_vs_axis",
+            "metric": "e2e_delay_ms_mean",
+            "x": "flows_n",
+            "hue": "max_th",
+            "levels": [named],
+        }
+    ]
     value = doc["claims"][0]
     doc["claims"] = [
         # no `where` on max_th: the axis choice makes it a reading axis, which a claim's where may not name
@@ -175,7 +230,7 @@ def test_readings_name_a_level_as_int_or_float(tmp_path, level, named):
     doc = load(write_config(tmp_path, [10.5, level], named))
     assert [r.label for r in readings.axis_readings(doc, "tiny")] == ["th=10.5"]  # not the baseline again
     (buffer,) = readings.run_readings(doc)
-    runs = matrix.Expansion(doc, "labels.yaml", "tiny", buffer)  # at the axis choice's baseline only
+    runs = Expansion(doc, "labels.yaml", "tiny", buffer)  # at the axis choice's baseline only
     assert [cell.labels["max_th"] for cell in runs.cells] == [level, level]
     assert all(buffer.assignments_at(cell.labels) == {"queues.RED.knobs.limit_": 5} for cell in runs.cells)
     assert readings.in_cells({"max_th": [10.5, str(named)]}, {"max_th": level})

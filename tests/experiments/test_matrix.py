@@ -8,24 +8,27 @@ from pathlib import Path
 
 import pytest
 
-from experiments import config, matrix
+from experiments.config.load import load
+from experiments.config.units import seconds
+from experiments.planning.expansion import expand
+from experiments.planning.params import HTTP_DEFAULTS, edge_delays, gaimd_alpha
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def minimal():
-    return config.load(REPO / "tests" / "configs" / "minimal.yaml")
+    return load(REPO / "tests" / "configs" / "minimal.yaml")
 
 
 def test_product_times_seeds(minimal):
     minimal["experiments"]["tiny"]["seeds"] = {"count": 3, "first": 5}
-    runs = matrix.expand(minimal)
+    runs = expand(minimal)
     assert [(r.labels["flows_n"], r.seed) for r in runs] == [(1, 5), (1, 6), (1, 7), (2, 5), (2, 6), (2, 7)]
 
 
 def test_levels_reach_the_parameters(minimal):
-    runs = matrix.expand(minimal)
+    runs = expand(minimal)
     assert [len(r.params["flows"]) for r in runs] == [1, 2]
     assert [f["fid"] for f in runs[1].params["flows"]] == [1, 2]
     assert runs[1].params["flows"][1]["app"] == {"class": "Application/FTP", "knobs": {}}
@@ -36,11 +39,16 @@ def test_zip_advances_together_and_crosses_with_product(minimal):
     exp["matrix"]["zip"] = [
         {
             "bw": {"path": "topology.core_link.bandwidth", "levels": {"slow": "1Mb", "fast": "10Mb"}},
-            "buf": {"path": "core_queue", "levels": {"small": {"class": "Queue/DropTail", "knobs": {"limit_": 5}},
-                                                     "large": {"class": "Queue/DropTail", "knobs": {"limit_": 50}}}},
+            "buf": {
+                "path": "core_queue",
+                "levels": {
+                    "small": {"class": "Queue/DropTail", "knobs": {"limit_": 5}},
+                    "large": {"class": "Queue/DropTail", "knobs": {"limit_": 50}},
+                },
+            },
         }
-    ]  # fmt: skip
-    runs = matrix.expand(minimal)
+    ]
+    runs = expand(minimal)
     combos = [(r.labels["flows_n"], r.labels["bw"], r.labels["buf"]) for r in runs]
     assert combos == [(1, "slow", "small"), (1, "fast", "large"), (2, "slow", "small"), (2, "fast", "large")]
     fast = runs[1].params
@@ -49,7 +57,7 @@ def test_zip_advances_together_and_crosses_with_product(minimal):
 
 
 def test_named_queue_is_resolved_and_not_shared(minimal):
-    runs = matrix.expand(minimal)
+    runs = expand(minimal)
     assert runs[0].params["core_queue"] == {"class": "Queue/RED", "knobs": {"thresh_": 5, "maxthresh_": 15}}
     runs[0].params["core_queue"]["knobs"]["thresh_"] = 99
     assert minimal["queues"]["RED"]["knobs"]["thresh_"] == 5
@@ -62,7 +70,7 @@ def test_levels_without_path_set_several_paths(minimal):
         "b": {"topology.core_link.delay": "50ms", "flows.tcp.start": 0},
     }
     exp["matrix"]["product"] = {"mode": {"levels": levels}}
-    runs = matrix.expand(minimal)
+    runs = expand(minimal)
     assert [(r.params["topology"]["core_link"]["delay"], r.params["flows"][0]["start"]) for r in runs] == [
         ("5ms", 1.5),
         ("50ms", 0),
@@ -71,25 +79,25 @@ def test_levels_without_path_set_several_paths(minimal):
 
 def test_no_axes_gives_one_cell(minimal):
     minimal["experiments"]["tiny"]["matrix"]["product"] = {}
-    runs = matrix.expand(minimal)
+    runs = expand(minimal)
     assert len(runs) == 1 and runs[0].labels == {}
 
 
 def test_context_columns(minimal):
-    run = matrix.expand(minimal)[0]
+    run = expand(minimal)[0]
     assert run.context == {"paper": "minimal", "experiment": "tiny", "flows_n": 1, "seed": 1}
     assert run.params["schema"] == "ns2-repro/run-params/2"
 
 
 def test_expansion_does_not_mutate_the_config(minimal):
     before = copy.deepcopy(minimal)
-    matrix.expand(minimal)
+    expand(minimal)
     assert minimal == before
 
 
 def test_koo_aqm_runs():
-    doc = config.load(REPO / "configs" / "koo_aqm.yaml")
-    runs = matrix.expand(doc, "configs/koo_aqm.yaml")
+    doc = load(REPO / "configs" / "koo_aqm.yaml")
+    runs = expand(doc, "configs/koo_aqm.yaml")
     assert len(runs) == 2 * 3 * 2 * 10  # experiments x queues x variants x seeds
     chain = [r for r in runs if r.experiment == "chain"]
     assert {r.params["topology"]["core_nodes"] for r in chain} == {4}
@@ -106,8 +114,8 @@ def test_koo_aqm_runs():
 
 
 def test_smooth_tcp_runs():
-    doc = config.load(REPO / "configs" / "smooth_tcp.yaml")
-    runs = matrix.expand(doc, "configs/smooth_tcp.yaml")
+    doc = load(REPO / "configs" / "smooth_tcp.yaml")
+    runs = expand(doc, "configs/smooth_tcp.yaml")
     queue_runs = [r for r in runs if r.experiment == "queue_dynamics"]
     multi = [r for r in runs if r.experiment == "multi_bottleneck"]
     assert len(queue_runs) == 4 * 4 * 2 * 5 and len(multi) == 2 * 4 * 5 * 2 * 5
@@ -133,8 +141,8 @@ def test_smooth_tcp_runs():
 def test_random_start_times_come_from_the_seed(minimal):
     minimal["experiments"]["tiny"]["scenario"]["flows"]["tcp"]["start"] = {"uniform": [1, 3]}
     minimal["experiments"]["tiny"]["seeds"] = {"count": 2, "first": 1}
-    first = matrix.expand(minimal)
-    again = matrix.expand(minimal)
+    first = expand(minimal)
+    again = expand(minimal)
     starts = [[f["start"] for f in r.params["flows"]] for r in first]
     assert starts == [[f["start"] for f in r.params["flows"]] for r in again]
     assert all(1 <= s < 3 for run in starts for s in run)
@@ -143,17 +151,23 @@ def test_random_start_times_come_from_the_seed(minimal):
 
 
 def test_gaimd_alpha_is_tcp_friendly():
-    assert [round(matrix.gaimd_alpha(b), 4) for b in (0.875, 0.75, 0.5, 0.25)] == [0.3125, 0.5833, 1.0, 1.25]
+    assert [round(gaimd_alpha(b), 4) for b in (0.875, 0.75, 0.5, 0.25)] == [0.3125, 0.5833, 1.0, 1.25]
 
 
 def test_http_groups_resolve_with_the_thesis_defaults(minimal):
     groups = minimal["experiments"]["tiny"]["scenario"]["flows"]
-    groups["web"] = {"kind": "http", "count": 2, "start": 0, "http": {"idle": 1.0},
-                     "agent": {"class": "Agent/TCP/Newreno"}, "sink": {"class": "Agent/TCPSink"}}  # fmt: skip
-    run = matrix.expand(minimal)[0]
+    groups["web"] = {
+        "kind": "http",
+        "count": 2,
+        "start": 0,
+        "http": {"idle": 1.0},
+        "agent": {"class": "Agent/TCP/Newreno"},
+        "sink": {"class": "Agent/TCPSink"},
+    }
+    run = expand(minimal)[0]
     web = [f for f in run.params["flows"] if f["group"] == "web"]
     assert len(web) == 2 and all("app" not in f for f in web)
-    assert web[0]["http"] == {**matrix.HTTP_DEFAULTS, "idle": 1.0}
+    assert web[0]["http"] == {**HTTP_DEFAULTS, "idle": 1.0}
     assert web[0]["http"]["mean_bytes"] == 10000 and web[0]["http"]["shape"] == 1.2
 
 
@@ -162,9 +176,9 @@ def test_bqm_and_droptail_runs_of_one_seed_share_their_start_times():
     file': a run's seed draws the list, so both schemes (and every number of connections, which takes the first
     n of it) start their connections at the same times."""
     path = Path(__file__).resolve().parents[2] / "configs" / "bqm.yaml"
-    doc = config.load(path)
+    doc = load(path)
     starts: dict = {}
-    for run in matrix.expand(doc, path, experiments=["wired"]):  # the ad hoc experiments: test_wireless_matrix.py
+    for run in expand(doc, path, experiments=["wired"]):  # the ad hoc experiments: test_wireless_matrix.py
         flows = [f["start"] for f in run.params["flows"]]
         assert all(0 <= s < 180 for s in flows)
         starts.setdefault((run.labels["bandwidth"], run.seed), []).append(flows)
@@ -179,7 +193,7 @@ def test_staggered_starts_and_a_group_stop_reach_every_flow(minimal):
     tcp = minimal["experiments"]["tiny"]["scenario"]["flows"]["tcp"]
     tcp.update(count=3, start={"first": 0.2, "every": 0.1}, stop=1.5)
     minimal["experiments"]["tiny"]["matrix"] = {"product": {}, "zip": []}
-    (run, *_) = matrix.expand(minimal)
+    (run, *_) = expand(minimal)
     flows = [f for f in run.params["flows"] if f["group"] == "tcp"]
     assert [f["start"] for f in flows] == [0.2, 0.3, 0.4]  # rounded: 0.2 + 0.1 is not 0.30000000000000004
     assert [f["stop"] for f in flows] == [1.5, 1.5, 1.5]
@@ -188,7 +202,7 @@ def test_staggered_starts_and_a_group_stop_reach_every_flow(minimal):
 def test_a_group_of_no_flows_contributes_none(minimal):
     flows = minimal["experiments"]["tiny"]["scenario"]["flows"]
     flows["extra"] = {**copy.deepcopy(flows["tcp"]), "count": 0}
-    (run, *_) = matrix.expand(minimal)
+    (run, *_) = expand(minimal)
     assert {f["group"] for f in run.params["flows"]} == {"tcp"}
 
 
@@ -197,13 +211,13 @@ def test_edge_delays_spread_each_flows_access_links_linearly(minimal):
     tcp = scenario["flows"]["tcp"]
     tcp.update(count=5, edge_delays={"first": "1ms", "last": "201ms"}, edge_link={"bandwidth": "100Mb"})
     minimal["experiments"]["tiny"]["matrix"] = {"product": {}, "zip": []}
-    (run, *_) = matrix.expand(minimal)
+    (run, *_) = expand(minimal)
     links = [f["edge_link"] for f in run.params["flows"] if f["group"] == "tcp"]
     assert [link["delay"] for link in links] == ["1.0ms", "51.0ms", "101.0ms", "151.0ms", "201.0ms"]
     assert {link["bandwidth"] for link in links} == {"100Mb"}  # the group's edge_link fields stay
     rng = random.Random(0)
-    assert matrix.edge_delays({"first": "2.5ms", "last": "0.1s"}, 1, rng) == ["2.5ms"]
-    assert matrix.edge_delays({"first": "1ms", "last": "2ms"}, 4, rng)[1] == "1.333333ms"  # to the nanosecond
+    assert edge_delays({"first": "2.5ms", "last": "0.1s"}, 1, rng) == ["2.5ms"]
+    assert edge_delays({"first": "1ms", "last": "2ms"}, 4, rng)[1] == "1.333333ms"  # to the nanosecond
 
 
 def test_uniform_edge_delays_come_from_the_seed_and_leave_start_times_alone(minimal):
@@ -211,12 +225,12 @@ def test_uniform_edge_delays_come_from_the_seed_and_leave_start_times_alone(mini
     tcp.update(count=20, start={"uniform": [0, 1]})
     minimal["experiments"]["tiny"]["matrix"] = {"product": {}, "zip": []}
     minimal["experiments"]["tiny"]["seeds"] = {"count": 2, "first": 1}
-    plain = matrix.expand(minimal)
+    plain = expand(minimal)
     tcp["edge_delays"] = {"uniform": ["10ms", "50ms"]}
-    drawn = matrix.expand(minimal)
-    again = matrix.expand(minimal)
-    delays = [[matrix.seconds(f["edge_link"]["delay"]) for f in r.params["flows"]] for r in drawn]
-    assert delays == [[matrix.seconds(f["edge_link"]["delay"]) for f in r.params["flows"]] for r in again]
+    drawn = expand(minimal)
+    again = expand(minimal)
+    delays = [[seconds(f["edge_link"]["delay"]) for f in r.params["flows"]] for r in drawn]
+    assert delays == [[seconds(f["edge_link"]["delay"]) for f in r.params["flows"]] for r in again]
     assert all(0.010 <= d < 0.050 for run in delays for d in run)
     assert delays[0] != delays[1], "another seed, other delays"
     assert len(set(delays[0])) == 20, "each flow draws its own"

@@ -1,4 +1,4 @@
-"""The metric registry (experiments/metric_registry.py) and experiments/metrics.py agree: every metric a run
+"""The metric registry (experiments/measure/registry.py) and experiments/measure/ agree: every metric a run
 produces is registered, with a scope the registry lists, and every registered metric is produced by some run."""
 
 from __future__ import annotations
@@ -12,8 +12,21 @@ import pytest
 import yaml
 from test_core_log_metrics import core_log_run  # noqa: F401 -- a fixture: hand-made core_log tables
 
-from experiments import config, matrix, metric_registry, metrics
-from experiments.metric_registry import METRICS, lookup, scope_kind
+from experiments.common.markdown import row_cells
+from experiments.config.load import load
+from experiments.measure import registry as metric_registry
+from experiments.measure.registry import (
+    CORE_VAR_WINDOWS_S,
+    HINT_LEVELS,
+    LOSS_RUN_LENGTHS,
+    METRICS,
+    OBJECT_DELAY_PERCENTILES,
+    WIRELESS_DROP_CAUSES,
+    lookup,
+    scope_kind,
+)
+from experiments.measure.run import run_metrics
+from experiments.planning.expansion import expand
 
 DRIVER = Path(__file__).resolve().parents[2] / "tcl" / "driver.tcl"
 # Every table metrics.py reads: packet trace, TCP (ftp) and http flows, UDP cross traffic (two flows into
@@ -24,20 +37,43 @@ EVERYTHING = {
     "experiments": {
         "all_tables": {
             "scenario": {
-                "topology": {"kind": "chain", "core_nodes": 3, "core_link": {"bandwidth": "1Mb", "delay": "10ms"},
-                             "edge_link": {"bandwidth": "10Mb", "delay": "1ms"}},
+                "topology": {
+                    "kind": "chain",
+                    "core_nodes": 3,
+                    "core_link": {"bandwidth": "1Mb", "delay": "10ms"},
+                    "edge_link": {"bandwidth": "10Mb", "delay": "1ms"},
+                },
                 "core_queue": {"class": "Queue/RED", "knobs": {"limit_": 15}},
                 "flows": {
-                    "ftp": {"kind": "ftp", "count": 2, "agent": {"class": "Agent/TCP/Newreno"},
-                            "sink": {"class": "Agent/TCPSink"}},
-                    "web": {"kind": "http", "count": 2, "agent": {"class": "Agent/TCP/Newreno"},
-                            "sink": {"class": "Agent/TCPSink"}, "http": {"idle": 0.1}},
-                    "udp": {"kind": "cbr", "agent": {"class": "Agent/UDP"}, "sink": {"class": "Agent/Null"},
-                            "app": {"class": "Application/Traffic/CBR", "knobs": {"rate_": "300Kb"}}},
-                    "fec": {"kind": "exponential", "count": 2, "agent": {"class": "Agent/UDP"},
-                            "sink": {"class": "Agent/LossMonitor"},
-                            "app": {"class": "Application/Traffic/Exponential",
-                                    "knobs": {"burst_time_": 0, "idle_time_": 0.02, "rate_": "1Gb"}}},
+                    "ftp": {
+                        "kind": "ftp",
+                        "count": 2,
+                        "agent": {"class": "Agent/TCP/Newreno"},
+                        "sink": {"class": "Agent/TCPSink"},
+                    },
+                    "web": {
+                        "kind": "http",
+                        "count": 2,
+                        "agent": {"class": "Agent/TCP/Newreno"},
+                        "sink": {"class": "Agent/TCPSink"},
+                        "http": {"idle": 0.1},
+                    },
+                    "udp": {
+                        "kind": "cbr",
+                        "agent": {"class": "Agent/UDP"},
+                        "sink": {"class": "Agent/Null"},
+                        "app": {"class": "Application/Traffic/CBR", "knobs": {"rate_": "300Kb"}},
+                    },
+                    "fec": {
+                        "kind": "exponential",
+                        "count": 2,
+                        "agent": {"class": "Agent/UDP"},
+                        "sink": {"class": "Agent/LossMonitor"},
+                        "app": {
+                            "class": "Application/Traffic/Exponential",
+                            "knobs": {"burst_time_": 0, "idle_time_": 0.02, "rate_": "1Gb"},
+                        },
+                    },
                 },
                 "monitors": {"core_log": {"interval": 1.0}, "queue_vars": ["ave_"]},
             },
@@ -46,7 +82,7 @@ EVERYTHING = {
             "seeds": {"count": 1},
         }
     },
-}  # fmt: skip
+}
 # The wireless topology's table (drops.tr): six random-waypoint nodes, interface queues of 5 packets, TCP flows
 # between random pairs and node 0 -> the last node.
 WIRELESS = {
@@ -55,15 +91,28 @@ WIRELESS = {
     "experiments": {
         "adhoc": {
             "scenario": {
-                "topology": {"kind": "wireless", "nodes": 6, "area": [600, 600],
-                             "placement": {"random_waypoint": {"max_speed": 10}},
-                             "mac": {"class": "Mac/802_11", "knobs": {"dataRate_": "2Mb"}}},
+                "topology": {
+                    "kind": "wireless",
+                    "nodes": 6,
+                    "area": [600, 600],
+                    "placement": {"random_waypoint": {"max_speed": 10}},
+                    "mac": {"class": "Mac/802_11", "knobs": {"dataRate_": "2Mb"}},
+                },
                 "core_queue": "IFQ",
                 "flows": {
-                    "fixed": {"kind": "ftp", "endpoints": [0, -1], "agent": {"class": "Agent/TCP/Newreno"},
-                              "sink": {"class": "Agent/TCPSink"}},
-                    "random": {"kind": "ftp", "count": 4, "endpoints": "random",
-                               "agent": {"class": "Agent/TCP/Newreno"}, "sink": {"class": "Agent/TCPSink"}},
+                    "fixed": {
+                        "kind": "ftp",
+                        "endpoints": [0, -1],
+                        "agent": {"class": "Agent/TCP/Newreno"},
+                        "sink": {"class": "Agent/TCPSink"},
+                    },
+                    "random": {
+                        "kind": "ftp",
+                        "count": 4,
+                        "endpoints": "random",
+                        "agent": {"class": "Agent/TCP/Newreno"},
+                        "sink": {"class": "Agent/TCPSink"},
+                    },
                 },
                 "monitors": {"packet_trace": False, "queue_sample_interval": 1.0},
             },
@@ -72,7 +121,7 @@ WIRELESS = {
             "seeds": {"count": 1},
         }
     },
-}  # fmt: skip
+}
 
 
 def simulate(doc: dict, ns_binary: Path, work: Path) -> Path:
@@ -81,7 +130,7 @@ def simulate(doc: dict, ns_binary: Path, work: Path) -> Path:
 
     source = work / "experiments.yaml"
     source.write_text(yaml.safe_dump(doc))
-    (run,) = matrix.expand(config.load(source), source)
+    (run,) = expand(load(source), source)
     directory = work / "run"
     directory.mkdir()
     (directory / "params.json").write_text(json.dumps(run.params))
@@ -106,7 +155,7 @@ def wireless_run(ns_binary, tmp_path_factory) -> Path:
 def produced(real_run, wireless_run, untraced_run, core_log_run) -> pd.DataFrame:  # noqa: F811
     """(scope, metric) of every metrics row of the four runs."""
     frames = [
-        metrics.run_metrics(
+        run_metrics(
             run, warmup=1.0, queue_thresholds=(1000,), queue_ranges=((0, 5),), settle=((1, 0.5),), fec_blocks=((4, 1),)
         )[0]
         for run in (real_run, wireless_run, untraced_run, core_log_run)
@@ -133,43 +182,41 @@ def test_every_registered_metric_is_produced_in_every_scope_it_lists(produced):
 
 def test_the_real_run_has_every_member_of_each_patterned_family(real_run):
     names = set(
-        metrics.run_metrics(real_run, warmup=1.0, queue_thresholds=(1000, 5000), queue_ranges=((0, 5), (5, 15)))[0][
-            "metric"
-        ]
+        run_metrics(real_run, warmup=1.0, queue_thresholds=(1000, 5000), queue_ranges=((0, 5), (5, 15)))[0]["metric"]
     )
     assert {"queue_above_1000B_pct", "queue_above_5000B_pct", "bottleneck_queue_above_5000B_pct"} <= names
     assert {"queue_pkts_in_0_5_pct", "queue_pkts_in_5_15_pct", "bottleneck_queue_pkts_in_5_15_pct"} <= names
     assert "qvar_ave_mean" in names
-    assert {f"core_drop_hint_le{k}_pct" for k in metrics.HINT_LEVELS} <= names
+    assert {f"core_drop_hint_le{k}_pct" for k in HINT_LEVELS} <= names
     assert {"object_delay_s_p70", "object_delay_s_p90", "object_delay_s_p95"} <= names
     assert "core_drops_per_s_var@0-100" in names
-    assert {f"e2e_loss_run_{k}_pct" for k in metrics.LOSS_RUN_LENGTHS} <= names
+    assert {f"e2e_loss_run_{k}_pct" for k in LOSS_RUN_LENGTHS} <= names
 
 
 def test_the_real_run_measures_each_fec_code_asked_for(real_run):
-    rows = metrics.run_metrics(real_run, warmup=1.0, fec_blocks=((4, 1), (16, 4)))[0]
+    rows = run_metrics(real_run, warmup=1.0, fec_blocks=((4, 1), (16, 4)))[0]
     fec = rows[(rows["scope"] == "group:fec") & rows["metric"].str.startswith("fec_")].set_index("metric")["value"]
     kinds = (("plrbc", "_pct"), ("plr", "_pct"), ("plr_data", "_pct"), ("blocks", ""))
     assert set(fec.index) == {f"fec_{m}_{k}_{h}{end}" for k, h in ((4, 1), (16, 4)) for m, end in kinds}
     assert fec["fec_plrbc_4_1_pct"] > fec["fec_plr_4_1_pct"] > 0  # the setup loses packets, h = 1 repairs some
-    assert {f"sink_loss_run_{k}_pct" for k in metrics.LOSS_RUN_LENGTHS} <= set(rows["metric"])
+    assert {f"sink_loss_run_{k}_pct" for k in LOSS_RUN_LENGTHS} <= set(rows["metric"])
 
 
 def test_the_wireless_run_has_every_cause_and_no_link_metric(wireless_run):
-    rows = metrics.run_metrics(wireless_run, warmup=1.0, queue_thresholds=(1000,))[0]
+    rows = run_metrics(wireless_run, warmup=1.0, queue_thresholds=(1000,))[0]
     names = set(rows["metric"])
-    assert {f"wireless_drops_{cause}" for cause in metrics.WIRELESS_DROP_CAUSES} <= names
+    assert {f"wireless_drops_{cause}" for cause in WIRELESS_DROP_CAUSES} <= names
     assert "wireless_drops_queue_pct" in names and "goodput_Bps" in names
     assert not [m for m in names if lookup(m).needs and metric_registry.PACKET_TRACE in lookup(m).needs]
     assert set(rows["scope"]) <= {"all", "group:fixed", "group:random"} | {f"flow{fid}" for fid in range(1, 6)}
 
 
 def test_the_registry_s_constants_are_those_of_metrics_py():
-    assert metric_registry.WIRELESS_DROP_CAUSES == metrics.WIRELESS_DROP_CAUSES
-    assert metric_registry.CORE_VAR_WINDOWS_S == metrics.CORE_VAR_WINDOWS_S
-    assert list(metric_registry.HINT_LEVELS) == list(metrics.HINT_LEVELS)
-    assert metric_registry.OBJECT_DELAY_PERCENTILES == metrics.OBJECT_DELAY_PERCENTILES
-    assert list(metric_registry.LOSS_RUN_LENGTHS) == list(metrics.LOSS_RUN_LENGTHS)
+    assert metric_registry.WIRELESS_DROP_CAUSES == WIRELESS_DROP_CAUSES
+    assert metric_registry.CORE_VAR_WINDOWS_S == CORE_VAR_WINDOWS_S
+    assert list(metric_registry.HINT_LEVELS) == list(HINT_LEVELS)
+    assert metric_registry.OBJECT_DELAY_PERCENTILES == OBJECT_DELAY_PERCENTILES
+    assert list(metric_registry.LOSS_RUN_LENGTHS) == list(LOSS_RUN_LENGTHS)
 
 
 def test_names_are_unique_and_no_two_entries_claim_one_name():
@@ -233,5 +280,6 @@ def test_scope_kinds(scope, kind):
 
 def test_markdown_lists_every_entry():
     table = metric_registry.markdown()
-    assert all(f"| `{m.name}` |" in table for m in METRICS)
-    assert table.splitlines()[0] == "| metric | scopes | unit | needs | what |"
+    names = {row_cells(line)[0] for line in table.splitlines()[2:] if line.startswith("|")}
+    assert names == {f"`{m.name}`" for m in METRICS}
+    assert row_cells(table.splitlines()[0]) == ("metric", "scopes", "unit", "needs", "what")

@@ -6,19 +6,21 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments import metrics
-from experiments.metrics import (
-    bandwidth_bps,
-    e2e_metrics,
-    flow_groups,
-    flow_metrics,
-    jain_index,
+from experiments.config.units import bandwidth_bps, seconds
+from experiments.measure.e2e import e2e_metrics
+from experiments.measure.links import (
     link_metrics,
     queue_pkts_series,
-    run_metrics,
-    seconds,
-    worst_case_fairness,
+    queue_range_shares,
+    queue_stats,
+    queue_var_metrics,
+    settle_metrics,
+    settle_time,
 )
+from experiments.measure.per_hop import bound_metrics, link_curves, node_metrics
+from experiments.measure.run import run_metrics
+from experiments.measure.scopes import core_link_specs, flow_groups
+from experiments.measure.tcp_flows import flow_metrics, jain_index, worst_case_fairness
 
 QUEUE = pd.DataFrame(
     {
@@ -54,10 +56,14 @@ JOURNEYS = pd.DataFrame(
 )
 # Flow 1 (group tcp) crosses the chain C0->C1->C2; flow 2 (group udp) leaves at C1: not `through`.
 E2E_PARAMS = {
-    "topology": {"kind": "chain", "core_nodes": 3, "core_link": {"bandwidth": "1Mb", "delay": "10ms"},
-                 "edge_link": {"bandwidth": "100Mb", "delay": "1ms"}},
+    "topology": {
+        "kind": "chain",
+        "core_nodes": 3,
+        "core_link": {"bandwidth": "1Mb", "delay": "10ms"},
+        "edge_link": {"bandwidth": "100Mb", "delay": "1ms"},
+    },
     "flows": [{"fid": 1, "group": "tcp"}, {"fid": 2, "group": "udp", "leave": 1}],
-}  # fmt: skip
+}
 
 
 def as_dict(rows, scope):
@@ -218,11 +224,17 @@ def flows_table():
     cwnd = {1: [1, 2, 4, 6, 8], 2: [1, 2, 2, 2, 2], 3: [1] * 5}
     retransmits = {1: [0, 0, 1, 1, 3], 2: [0, 1, 1, 1, 1], 3: [0] * 5}
     rows = [
-        {"time": float(t), "fid": fid, "delivered_bytes": delivered[fid][t], "cwnd": float(cwnd[fid][t]),
-         "ssthresh": 20, "retransmits": retransmits[fid][t]}
+        {
+            "time": float(t),
+            "fid": fid,
+            "delivered_bytes": delivered[fid][t],
+            "cwnd": float(cwnd[fid][t]),
+            "ssthresh": 20,
+            "retransmits": retransmits[fid][t],
+        }
         for t in range(5)
         for fid in (1, 2, 3)
-    ]  # fmt: skip
+    ]
     return pd.DataFrame(rows)
 
 
@@ -253,12 +265,20 @@ def test_system_goodput_and_fairness():
 
 def test_group_goodput_and_fairness():
     rows, _ = flow_metrics(flows_table(), {1: "main", 2: "main", 3: "cross"}, warmup=1.0, end=4.0, interval=1.0)
-    main = {m: v for m, v in as_dict(rows, "group:main").items()
-            if not m.endswith("_connection") and m != "goodput_share_pct"}  # fmt: skip
+    main = {
+        m: v
+        for m, v in as_dict(rows, "group:main").items()
+        if not m.endswith("_connection") and m != "goodput_share_pct"
+    }
     assert main == pytest.approx(
-        {"goodput_Bps": 3000.0, "goodput_per_flow_Bps": 1500.0, "fairness_jain": 0.9, "fairness_worst": 0.5,
-         "cwnd_epochs_per_s": 0.0}
-    )  # fmt: skip
+        {
+            "goodput_Bps": 3000.0,
+            "goodput_per_flow_Bps": 1500.0,
+            "fairness_jain": 0.9,
+            "fairness_worst": 0.5,
+            "cwnd_epochs_per_s": 0.0,
+        }
+    )
     assert as_dict(rows, "group:main")["goodput_share_pct"] == pytest.approx(100.0)
     cross = as_dict(rows, "group:cross")
     assert cross["goodput_share_pct"] == 0.0
@@ -292,7 +312,7 @@ def test_run_metrics_without_a_packet_trace(untraced_run):
 def test_object_metrics_count_objects_finished_in_the_window():
     import numpy as np
 
-    from experiments.metrics import object_metrics
+    from experiments.measure.http_objects import object_metrics
 
     objects = pd.DataFrame(
         {"fid": [1, 1, 2, 2, 2], "start": [0.0, 5.0, 1.0, 12.0, 19.0], "end": [2.0, 6.0, 11.0, 14.0, np.nan]}
@@ -315,12 +335,16 @@ def test_object_metrics_count_objects_finished_in_the_window():
 def test_object_delay_client_ends_when_the_client_had_the_object():
     import numpy as np
 
-    from experiments.metrics import object_metrics
+    from experiments.measure.http_objects import object_metrics
 
-    objects = pd.DataFrame({
-        "fid": [1, 1, 2, 2, 2], "start": [0.0, 5.0, 1.0, 12.0, 19.0], "end": [2.0, 6.0, 11.0, 14.0, np.nan],
-        "delivered": [1.9, 5.7, 10.5, 13.9, np.nan],
-    })  # fmt: skip
+    objects = pd.DataFrame(
+        {
+            "fid": [1, 1, 2, 2, 2],
+            "start": [0.0, 5.0, 1.0, 12.0, 19.0],
+            "end": [2.0, 6.0, 11.0, 14.0, np.nan],
+            "delivered": [1.9, 5.7, 10.5, 13.9, np.nan],
+        }
+    )
     rows = {(r["scope"], r["metric"]): r["value"] for r in object_metrics(objects, {1: "a", 2: "b"}, 3.0, 20.0)}
     # the same three objects count (their end is in the window): client-side delays 0.7, 9.5, 1.9
     assert rows[("all", "objects_completed")] == 3
@@ -336,19 +360,36 @@ def test_koo_bound_against_a_hand_built_link():
     D(t) = t - 0 on [0, 1), t - 1 on [1, 2), 0 after; D_avg is 0.5 s in the bins [0, 1) and [1, 2), 0 later.
     The flow crosses 2 core routers: bound = 2 x D_avg + 10 ms + 2 x 1 ms."""
     params = {
-        "topology": {"kind": "dumbbell", "core_nodes": 2, "core_link": {"bandwidth": "8Kb", "delay": "10ms"},
-                     "edge_link": {"bandwidth": "100Mb", "delay": "1ms"}},
+        "topology": {
+            "kind": "dumbbell",
+            "core_nodes": 2,
+            "core_link": {"bandwidth": "8Kb", "delay": "10ms"},
+            "edge_link": {"bandwidth": "100Mb", "delay": "1ms"},
+        },
         "flows": [{"fid": 1, "group": "tcp"}, {"fid": 2, "group": "back", "enter": 1, "leave": 0}],
-    }  # fmt: skip
-    hops = pd.DataFrame({"link": ["core0"] * 2, "t_enqueue": [0.0, 1.0], "t_dequeue": [0.0, 1.0],
-                         "size": [1000, 1000], "dropped": [False, False]})  # fmt: skip
-    journeys = pd.DataFrame({
-        "fid": [1, 1, 2], "ptype": ["tcp", "tcp", "cbr"], "size": [1040, 1040, 500],
-        "t_enter": [0.5, 2.0, 1.0], "t_exit": [1.5, 2.5, 1.2], "delay": [1.0, 0.5, 0.2],
-        "dropped": [False] * 3,
-    })  # fmt: skip
-    by_link = metrics.link_curves(hops, metrics.core_link_specs(params))
-    rows, series = metrics.bound_metrics(journeys, params, by_link, warmup=0.0, end=4.0, interval=1.0)
+    }
+    hops = pd.DataFrame(
+        {
+            "link": ["core0"] * 2,
+            "t_enqueue": [0.0, 1.0],
+            "t_dequeue": [0.0, 1.0],
+            "size": [1000, 1000],
+            "dropped": [False, False],
+        }
+    )
+    journeys = pd.DataFrame(
+        {
+            "fid": [1, 1, 2],
+            "ptype": ["tcp", "tcp", "cbr"],
+            "size": [1040, 1040, 500],
+            "t_enter": [0.5, 2.0, 1.0],
+            "t_exit": [1.5, 2.5, 1.2],
+            "delay": [1.0, 0.5, 0.2],
+            "dropped": [False] * 3,
+        }
+    )
+    by_link = link_curves(hops, core_link_specs(params))
+    rows, series = bound_metrics(journeys, params, by_link, warmup=0.0, end=4.0, interval=1.0)
     # bin [1, 2): mean delay 1.0 s <= 2 x 0.5 + 0.012; bin [2, 3): 0.5 s > 2 x 0 + 0.012: half the bins over.
     # Per packet, D_avg over the second before each exit: [0.5, 1.5] and [1.5, 2.5] both give 0.5 and 0.375 s,
     # bounds 1.012 and 0.762 s: neither packet is over. Flow 2 goes backwards over no traced link: not judged.
@@ -361,10 +402,17 @@ def test_koo_bound_against_a_hand_built_link():
 
 def test_node_metrics_use_each_core_link_s_own_bandwidth():
     """core1 is twice as fast as core0: the same packet spends half the time in its system."""
-    hops = pd.DataFrame({"link": ["core0", "core1"], "t_enqueue": [0.0, 1.0], "t_dequeue": [0.0, 1.0],
-                         "size": [1000, 1000], "dropped": [False, False]})  # fmt: skip
+    hops = pd.DataFrame(
+        {
+            "link": ["core0", "core1"],
+            "t_enqueue": [0.0, 1.0],
+            "t_dequeue": [0.0, 1.0],
+            "size": [1000, 1000],
+            "dropped": [False, False],
+        }
+    )
     specs = [(8000.0, 0.01), (16000.0, 0.01)]
-    rows, series = metrics.node_metrics(metrics.link_curves(hops, specs), 0.0, 2.0, 1.0, thresholds=(500,))
+    rows, series = node_metrics(link_curves(hops, specs), 0.0, 2.0, 1.0, thresholds=(500,))
     core0, core1 = as_dict(rows, "core0"), as_dict(rows, "core1")
     assert core0["node_delay_ms_avg"] == pytest.approx(250.0)  # integral of t over [0, 1) = 0.5 s over 2 s
     assert core1["node_delay_ms_avg"] == pytest.approx(62.5)  # over [1, 1.5): 0.125 s over 2 s
@@ -381,14 +429,20 @@ def test_each_core_link_s_utilization_is_against_its_own_capacity():
     rows, _ = link_metrics(two, None, capacity_bps=[1e6, 2e6], warmup=0.0, interval=1.0)
     assert as_dict(rows, "core0")["utilization_pct"] == pytest.approx(90.0)
     assert as_dict(rows, "core1")["utilization_pct"] == pytest.approx(45.0)
-    params = {"topology": {"kind": "chain", "core_nodes": 3, "core_link": {"bandwidth": "10Mb", "delay": "10ms"},
-                           "core_links": [{"bandwidth": "5Mb"}, {}]}}  # fmt: skip
-    assert metrics.core_link_specs(params) == [(5e6, 0.01), (1e7, 0.01)]
+    params = {
+        "topology": {
+            "kind": "chain",
+            "core_nodes": 3,
+            "core_link": {"bandwidth": "10Mb", "delay": "10ms"},
+            "core_links": [{"bandwidth": "5Mb"}, {}],
+        }
+    }
+    assert core_link_specs(params) == [(5e6, 0.01), (1e7, 0.01)]
 
 
 def test_the_95th_percentile_of_the_queue_ignores_one_burst():
     """21 samples 0..19 and one burst of 100: position 0.95 x 20 = 19 is the sample 19, the maximum is 100."""
-    from experiments.metrics import queue_stats
+    from experiments.measure.links import queue_stats
 
     packets = pd.Series([*range(20), 100])
     stats = queue_stats(pd.Series(range(21), dtype=float), packets)
@@ -426,7 +480,7 @@ def test_since_start_goodput_counts_from_each_flow_s_own_start():
 
 def test_the_5th_percentile_of_the_queue_ignores_one_dip():
     """21 samples: one dip to 0, then 80..99; position 0.05 x 20 = 1 is the sample 80, the minimum is 0."""
-    from experiments.metrics import queue_stats
+    from experiments.measure.links import queue_stats
 
     packets = pd.Series([0, *range(80, 100)])
     stats = queue_stats(pd.Series(range(21), dtype=float), packets)
@@ -446,22 +500,25 @@ def test_congestion_epochs_are_the_window_s_decreases_per_second():
 
 def test_queue_range_shares_count_a_below_x_at_most_b():
     packets = pd.Series([0, 5, 6, 15, 16, 25, 30, 35, 10, 11])
-    shares = metrics.queue_range_shares(packets, [(5, 15), (25, 35), (8, 11)])
+    shares = queue_range_shares(packets, [(5, 15), (25, 35), (8, 11)])
     assert shares == {"queue_pkts_in_5_15_pct": 40.0, "queue_pkts_in_25_35_pct": 20.0, "queue_pkts_in_8_11_pct": 20.0}
 
 
 def test_queue_variance_is_the_population_variance_of_the_samples():
     times = pd.Series([0.0, 0.01, 0.02, 0.03])
-    stats = metrics.queue_stats(times, pd.Series([2, 4, 4, 6]))
+    stats = queue_stats(times, pd.Series([2, 4, 4, 6]))
     assert stats["queue_pkts_var"] == 2.0 and stats["queue_pkts_std"] == math.sqrt(2.0)
 
 
 def test_sampled_queue_variables_give_window_means_and_series():
     samples = pd.DataFrame(
-        {"time": [0.0, 0.0, 1.0, 1.0, 2.0, 2.0], "var": ["ave_", "cur_max_p_"] * 3,
-         "value": [0.0, 0.1, 4.0, 0.2, 8.0, 0.3]}
-    )  # fmt: skip
-    rows, series = metrics.queue_var_metrics(samples, warmup=1.0, end=2.0)
+        {
+            "time": [0.0, 0.0, 1.0, 1.0, 2.0, 2.0],
+            "var": ["ave_", "cur_max_p_"] * 3,
+            "value": [0.0, 0.1, 4.0, 0.2, 8.0, 0.3],
+        }
+    )
+    rows, series = queue_var_metrics(samples, warmup=1.0, end=2.0)
     assert rows == [
         {"scope": "core0", "metric": "qvar_ave_mean", "value": 6.0},
         {"scope": "core0", "metric": "qvar_cur_max_p_mean", "value": 0.25},
@@ -481,13 +538,13 @@ def test_sampled_queue_variables_give_window_means_and_series():
 )
 def test_settle_time_after_t0(values, expected):
     times = np.arange(7.0)
-    assert metrics.settle_time(times, np.array(values, dtype=float), t0=2.0, level=10, end=6.0) == expected
+    assert settle_time(times, np.array(values, dtype=float), t0=2.0, level=10, end=6.0) == expected
 
 
 def test_settle_metrics_are_named_by_level_and_time_and_need_the_average():
     samples = pd.DataFrame({"time": [0.0, 1.0, 2.0, 3.0], "var": "ave_", "value": [1.0, 12.0, 9.0, 9.0]})
-    assert metrics.settle_metrics(samples, [(0.5, 10), (0, 20)], end=3.0) == [
+    assert settle_metrics(samples, [(0.5, 10), (0, 20)], end=3.0) == [
         {"scope": "core0", "metric": "queue_ave_settle_10_s@0.5", "value": 1.5},
         {"scope": "core0", "metric": "queue_ave_settle_20_s@0", "value": 0.0},
     ]
-    assert metrics.settle_metrics(samples.assign(var="cur_max_p_"), [(0.5, 10)], end=3.0) == []
+    assert settle_metrics(samples.assign(var="cur_max_p_"), [(0.5, 10)], end=3.0) == []

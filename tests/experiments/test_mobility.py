@@ -1,4 +1,5 @@
-"""Random-waypoint tracks and hop counts (experiments/mobility.py), against setdest's rules and hand-built cases."""
+"""Random-waypoint tracks and hop counts (experiments/planning/mobility.py), against setdest's rules and hand-built
+cases."""
 
 import json
 import math
@@ -7,7 +8,7 @@ from collections import deque
 import numpy as np
 import pytest
 
-from experiments.mobility import hop_counts, hop_durations, line, position, random_waypoint
+from experiments.planning.mobility import hop_counts, hop_durations, line, position, random_waypoint
 
 AREA = (1500.0, 300.0)
 

@@ -8,13 +8,26 @@ from pathlib import Path
 import pytest
 import yaml
 
-from experiments import config, matrix, readings, workflow
-from experiments.readings import BASELINE
+from experiments.config import readings
+from experiments.config.axes import label_text
+from experiments.config.errors import ConfigError
+from experiments.config.load import load
+from experiments.config.readings import BASELINE
+from experiments.planning.expansion import Expansion, covering_cells
+from experiments.planning.profiles import Settings
+from experiments.workflow.plan import Plan, plan
 
 MINIMAL = Path(__file__).resolve().parents[1] / "configs" / "minimal.yaml"
 # RED's max_th 5 where five flows run: fine at min_th 1 and 2, impossible (min_th above max_th) at min_th 9.
-MAX_TH = {"id": "max_th", "what": "RED max_th", "choice": "15", "why": "t", "path": "queues.RED.knobs.maxthresh_",
-          "where": {"flows_n": "5"}, "alternatives": [{"label": "5", "value": 5, "why": "t"}]}  # fmt: skip
+MAX_TH = {
+    "id": "max_th",
+    "what": "RED max_th",
+    "choice": "15",
+    "why": "t",
+    "path": "queues.RED.knobs.maxthresh_",
+    "where": {"flows_n": "5"},
+    "alternatives": [{"label": "5", "value": 5, "why": "t"}],
+}
 
 
 def write(tmp_path: Path, min_th_levels: list[int]) -> Path:
@@ -29,19 +42,19 @@ def write(tmp_path: Path, min_th_levels: list[int]) -> Path:
     return path
 
 
-def planned(path: Path, reading_cells: str) -> workflow.Plan:
-    settings = workflow.Settings.from_config({"experiment_files": [str(path)], "reading_cells": reading_cells})
-    return workflow.plan(settings)
+def planned(path: Path, reading_cells: str) -> Plan:
+    settings = Settings.from_config({"experiment_files": [str(path)], "reading_cells": reading_cells})
+    return plan(settings)
 
 
 def held_levels(cells) -> set[tuple[str, str]]:
-    return {(axis, config.label_text(label)) for cell in cells for axis, label in cell.labels.items()}
+    return {(axis, label_text(label)) for cell in cells for axis, label in cell.labels.items()}
 
 
 def test_a_product_is_covered_by_as_many_cells_as_its_longest_axis_has_levels(tmp_path):
-    doc = config.load(write(tmp_path, [1, 2, 3]))
-    every = matrix.Expansion(doc, "exp.yaml", "tiny").cells
-    chosen = matrix.covering_cells(every)
+    doc = load(write(tmp_path, [1, 2, 3]))
+    every = Expansion(doc, "exp.yaml", "tiny").cells
+    chosen = covering_cells(every)
     assert len(every) == 15 and len(chosen) == 5
     assert held_levels(chosen) == held_levels(every)
     assert chosen == [cell for cell in every if cell in chosen]  # in the matrix's order
@@ -52,9 +65,9 @@ def test_an_experiment_without_axes_keeps_its_one_cell(tmp_path):
     del doc["experiments"]["tiny"]["matrix"]
     path = tmp_path / "exp.yaml"
     path.write_text(yaml.safe_dump(doc))
-    (cell,) = matrix.Expansion(config.load(path), path, "tiny").cells
-    assert matrix.covering_cells([cell]) == [cell]
-    assert matrix.covering_cells([]) == []
+    (cell,) = Expansion(load(path), path, "tiny").cells
+    assert covering_cells([cell]) == [cell]
+    assert covering_cells([]) == []
 
 
 def test_each_level_cuts_only_the_readings_runs(tmp_path):
@@ -70,21 +83,21 @@ def test_each_level_cuts_only_the_readings_runs(tmp_path):
 
 def test_planning_checks_the_cells_each_level_leaves_out(tmp_path):
     path = write(tmp_path, [1, 2, 9])
-    doc = config.load(path)
+    doc = load(path)
     (reading,) = readings.run_readings(doc)
-    chosen = matrix.Expansion(doc, path, "tiny", reading, each_level=True).cells
+    chosen = Expansion(doc, path, "tiny", reading, each_level=True).cells
     assert {"min_th": 9, "flows_n": 5} not in [cell.labels for cell in chosen]  # the impossible cell is not run...
     refused = r"at flows_n=5, min_th=9 under reading max_th=5: .*thresh_ 9 is above"
-    with pytest.raises(config.ConfigError, match=refused):
+    with pytest.raises(ConfigError, match=refused):
         planned(path, "each_level")  # ...and still refused
 
 
 def test_an_unknown_reading_cells_setting_names_what_is_allowed():
-    with pytest.raises(config.ConfigError, match="reading_cells='some'; allowed: all, each_level"):
-        workflow.Settings.from_config({"reading_cells": "some"})
+    with pytest.raises(ConfigError, match="reading_cells: 'some' is not allowed; allowed: all, each_level"):
+        Settings.from_config({"reading_cells": "some"})
 
 
 def test_the_smoke_profile_runs_each_level():
     settings = yaml.safe_load((Path(__file__).resolve().parents[2] / "profiles/smoke/settings.yaml").read_text())
-    assert workflow.Settings.from_config(settings).reading_cells == "each_level"
-    assert workflow.Settings.from_config({}).reading_cells == "all"
+    assert Settings.from_config(settings).reading_cells == "each_level"
+    assert Settings.from_config({}).reading_cells == "all"

@@ -8,7 +8,16 @@ import pandas as pd
 import pytest
 import yaml
 
-from experiments import config, matrix, readings, references
+from experiments.common.markdown import contains_row
+from experiments.config import load as load_mod
+from experiments.config import readings
+from experiments.config.errors import ConfigError
+from experiments.planning.expansion import expand
+from experiments.references import check as references
+from experiments.report.markdown import choice_lines
+from experiments.report.sensitivity_markdown import paper_markdown
+from experiments.store.tables import Measured
+from experiments.verdicts.sensitivity import NOT_RUN, classify, flips, row_ranking, table
 
 MINIMAL = Path(__file__).resolve().parents[1] / "configs" / "minimal.yaml"
 
@@ -24,14 +33,25 @@ def load(tmp_path, **extra) -> dict:
     doc.update(extra)
     path = tmp_path / "exp.yaml"
     path.write_text(yaml.safe_dump(doc))
-    return config.load(path)
+    return load_mod.load(path)
 
 
-BUFFER = {"id": "buffer", "what": "RED buffer", "choice": "default", "why": "t", "path": "queues.RED.knobs.limit_",
-          "alternatives": [{"label": "5", "value": 5, "why": "small"},
-                           {"label": "50", "value": 50, "why": "big"}]}  # fmt: skip
-DELAY = {"id": "delay", "what": "edge delay", "choice": "1ms", "why": "t", "path": "topology.edge_link.delay",
-         "alternatives": [{"label": "2ms", "value": "2ms", "why": "longer"}]}  # fmt: skip
+BUFFER = {
+    "id": "buffer",
+    "what": "RED buffer",
+    "choice": "default",
+    "why": "t",
+    "path": "queues.RED.knobs.limit_",
+    "alternatives": [{"label": "5", "value": 5, "why": "small"}, {"label": "50", "value": 50, "why": "big"}],
+}
+DELAY = {
+    "id": "delay",
+    "what": "edge delay",
+    "choice": "1ms",
+    "why": "t",
+    "path": "topology.edge_link.delay",
+    "alternatives": [{"label": "2ms", "value": "2ms", "why": "longer"}],
+}
 
 
 def test_each_alternative_alone_then_the_interactions(tmp_path):
@@ -53,8 +73,8 @@ def test_a_named_queue_reading_runs_only_where_the_queue_is_used_and_a_claim_is_
 def test_a_reading_changes_only_its_value_and_names_itself_in_the_context_only(tmp_path):
     doc = load(tmp_path, choices=[BUFFER])
     reading = readings.run_readings(doc)[0]
-    base = matrix.expand(doc, "exp.yaml", ["tiny"])
-    alt = matrix.expand(doc, "exp.yaml", ["tiny"], reading)
+    base = expand(doc, "exp.yaml", ["tiny"])
+    alt = expand(doc, "exp.yaml", ["tiny"], reading)
     assert len(base) == len(alt) == 2
     for b, a in zip(base, alt, strict=True):
         assert a.params["core_queue"]["knobs"]["limit_"] == 5
@@ -72,7 +92,7 @@ def test_a_matrix_axis_reaches_a_named_queues_knob(tmp_path):
     doc["experiments"]["tiny"]["matrix"]["product"]["max"] = {"path": "queues.RED.knobs.maxthresh_", "levels": [10, 30]}
     path = tmp_path / "exp.yaml"
     path.write_text(yaml.safe_dump(doc))
-    runs = matrix.expand(config.load(path), path)
+    runs = expand(load_mod.load(path), path)
     assert sorted({(r.labels["max"], r.params["core_queue"]["knobs"]["maxthresh_"]) for r in runs}) == [
         (10, 10),
         (30, 30),
@@ -84,8 +104,8 @@ def test_a_level_that_breaks_a_named_queue_is_an_error(tmp_path):
     doc["experiments"]["tiny"]["matrix"]["product"]["cls"] = {"path": "queues.RED.class", "levels": [7]}
     path = tmp_path / "exp.yaml"
     path.write_text(yaml.safe_dump(doc))
-    with pytest.raises(config.ConfigError, match=r"with this level applied, queues\.RED\.class: 7 has the wrong type"):
-        matrix.expand(config.load(path), path)
+    with pytest.raises(ConfigError, match=r"with this level applied, queues\.RED\.class: 7 has the wrong type"):
+        expand(load_mod.load(path), path)
 
 
 def test_an_axis_choice_judges_claims_at_its_baseline_and_offers_the_other_levels(tmp_path):
@@ -103,33 +123,34 @@ def test_an_axis_choice_with_experiments_leaves_the_same_axis_of_other_experimen
     choice = {"id": "flows", "what": "flows", "choice": "1", "why": "t", "axis": "flows_n", "baseline": 1}
     path = tmp_path / "exp.yaml"
     path.write_text(yaml.safe_dump({**doc, "choices": [{**choice, "experiments": ["tiny"]}]}))
-    named = config.load(path)
+    named = load_mod.load(path)
     assert readings.reading_axes(named, "tiny") == {"flows_n": "1"} and len(readings.axis_readings(named, "tiny")) == 1
     assert readings.reading_axes(named, "twin") == {} and readings.axis_readings(named, "twin") == []
     path.write_text(yaml.safe_dump({**doc, "choices": [choice]}))
-    assert readings.reading_axes(config.load(path), "twin") == {"flows_n": "1"}, "without experiments: every one"
+    assert readings.reading_axes(load_mod.load(path), "twin") == {"flows_n": "1"}, "without experiments: every one"
 
 
 def test_paths_reach_a_core_links_entry_and_knobs_a_file_left_out(tmp_path):
     doc = yaml.safe_load(MINIMAL.read_text())
     exp = doc["experiments"]["tiny"]
-    exp["scenario"]["topology"].update(kind="chain", core_nodes=3,
-                                       core_links=[{"bandwidth": "1Mb"}, {"bandwidth": "2Mb"}])  # fmt: skip
+    exp["scenario"]["topology"].update(
+        kind="chain", core_nodes=3, core_links=[{"bandwidth": "1Mb"}, {"bandwidth": "2Mb"}]
+    )
     exp["matrix"]["product"] = {
         "r1": {"path": "topology.core_links.0.bandwidth", "levels": ["5Mb", "10Mb"]},
         "window": {"path": "flows.tcp.agent.knobs.window_", "levels": [20]},  # the agent has no knobs mapping
     }
     path = tmp_path / "exp.yaml"
     path.write_text(yaml.safe_dump(doc))
-    runs = matrix.expand(config.load(path), path)
+    runs = expand(load_mod.load(path), path)
     links = sorted({(r.labels["r1"], r.params["topology"]["core_links"][0]["bandwidth"]) for r in runs})
     assert links == [("10Mb", "10Mb"), ("5Mb", "5Mb")]
     assert all(r.params["topology"]["core_links"][1]["bandwidth"] == "2Mb" for r in runs)
     assert all(r.params["flows"][0]["agent"]["knobs"] == {"window_": 20} for r in runs)
     exp["matrix"]["product"]["r1"]["path"] = "topology.core_links.2.bandwidth"
     path.write_text(yaml.safe_dump(doc))
-    with pytest.raises(config.ConfigError, match=r"no '2'"):
-        config.load(path)
+    with pytest.raises(ConfigError, match=r"no '2'"):
+        load_mod.load(path)
 
 
 def test_a_reading_reuses_the_baseline_run_of_a_cell_it_does_not_change(tmp_path):
@@ -140,9 +161,9 @@ def test_a_reading_reuses_the_baseline_run_of_a_cell_it_does_not_change(tmp_path
     doc["choices"] = [BUFFER]
     path = tmp_path / "exp.yaml"
     path.write_text(yaml.safe_dump(doc))
-    doc = config.load(path)
-    base = {(r.labels["queue"], r.labels["flows_n"]): r for r in matrix.expand(doc, path)}
-    for run in matrix.expand(doc, path, None, readings.run_readings(doc)[0]):
+    doc = load_mod.load(path)
+    base = {(r.labels["queue"], r.labels["flows_n"]): r for r in expand(doc, path)}
+    for run in expand(doc, path, None, readings.run_readings(doc)[0]):
         baseline = base[(run.labels["queue"], run.labels["flows_n"])]
         same = baseline.params == run.params
         assert same == (run.labels["queue"] == "DT"), run.labels
@@ -152,9 +173,9 @@ def test_a_reading_reuses_the_baseline_run_of_a_cell_it_does_not_change(tmp_path
 def test_a_reading_runs_only_at_the_baseline_level_of_an_axis_choice(tmp_path):
     axis_choice = {"id": "flows", "what": "flows", "choice": "1", "why": "t", "axis": "flows_n", "baseline": 1}
     doc = load(tmp_path, choices=[BUFFER, axis_choice])
-    runs = matrix.expand(doc, "exp.yaml", ["tiny"], readings.run_readings(doc)[0])
+    runs = expand(doc, "exp.yaml", ["tiny"], readings.run_readings(doc)[0])
     assert [r.labels["flows_n"] for r in runs] == [1]
-    assert len(matrix.expand(doc, "exp.yaml", ["tiny"])) == 2
+    assert len(expand(doc, "exp.yaml", ["tiny"])) == 2
 
 
 def test_paths_reach_monitor_settings_a_file_left_out(tmp_path):
@@ -165,14 +186,18 @@ def test_paths_reach_monitor_settings_a_file_left_out(tmp_path):
     }
     path = tmp_path / "exp.yaml"
     path.write_text(yaml.safe_dump(doc))
-    runs = matrix.expand(config.load(path), path)
+    runs = expand(load_mod.load(path), path)
     assert sorted(r.params["monitors"]["queue_sample_interval"] for r in runs) == [0.05, 0.2]
     assert all(r.params["monitors"]["core_log"] == {"interval": 1} for r in runs)
 
 
-SPREAD = {"id": "spread", "what": "how the delay is aggregated", "choice": "per packet", "why": "t",
-          "alternatives": [{"label": "flows", "why": "per flow",
-                            "metrics": {"e2e_delay_ms_mean": "e2e_delay_ms_flow_mean"}}]}  # fmt: skip
+SPREAD = {
+    "id": "spread",
+    "what": "how the delay is aggregated",
+    "choice": "per packet",
+    "why": "t",
+    "alternatives": [{"label": "flows", "why": "per flow", "metrics": {"e2e_delay_ms_mean": "e2e_delay_ms_flow_mean"}}],
+}
 
 
 def test_a_measure_choice_reads_another_metric_of_the_runs_it_is_crossed_with(tmp_path):
@@ -194,98 +219,150 @@ def test_an_interaction_of_two_path_choices_and_a_measure_choice_runs_the_path_p
 
 
 def test_the_sensitivity_table_judges_a_measure_reading_on_its_metric_and_ranks_rows(tmp_path):
-    from experiments import sensitivity
 
-    claim = {"id": "c", "kind": "value", "source": "T", "experiment": "tiny", "metric": "e2e_delay_ms_mean",
-             "expected": 10, "pass": {"rel": 0.1}, "drift": {"rel": 0.3}, "row": "Table 1, RED"}  # fmt: skip
+    claim = {
+        "id": "c",
+        "kind": "value",
+        "source": "T",
+        "experiment": "tiny",
+        "metric": "e2e_delay_ms_mean",
+        "expected": 10,
+        "pass": {"rel": 0.1},
+        "drift": {"rel": 0.3},
+        "row": "Table 1, RED",
+    }
     other = {**claim, "id": "d", "metric": "e2e_packets", "expected": 4}
     doc = load(tmp_path, choices=[SPREAD], claims=[claim, other])
     frame = pd.DataFrame(
-        [{"experiment": "tiny", "flows_n": 1, "seed": s, "run_key": f"k{s}", "scope": "all", "metric": m,
-          "value": v} for s in (1, 2) for m, v in
-         (("e2e_delay_ms_mean", 20.0), ("e2e_delay_ms_flow_mean", 10.0), ("e2e_packets", 4.0))]
-    )  # fmt: skip
-    rows = sensitivity.table(doc, {"tiny": frame}, {})
+        [
+            {"experiment": "tiny", "flows_n": 1, "seed": s, "run_key": f"k{s}", "scope": "all", "metric": m, "value": v}
+            for s in (1, 2)
+            for m, v in (("e2e_delay_ms_mean", 20.0), ("e2e_delay_ms_flow_mean", 10.0), ("e2e_packets", 4.0))
+        ]
+    )
+    rows = table(doc, {"tiny": Measured(frame)}, {})
     got = {(r.claim, r.reading): (r.verdict, r.inherited) for r in rows.itertuples()}
     assert got[("c", "baseline")] == ("fail", False) and got[("c", "spread=flows")] == ("pass", False)
     assert got[("d", "spread=flows")] == ("pass", True)  # e2e_packets is not replaced: the baseline's verdict
-    ranking = sensitivity.row_ranking(rows)
+    ranking = row_ranking(rows)
     assert ranking.iloc[0][["reading", "holds", "passes", "distance"]].tolist() == ["spread=flows", 2, 2, 0.0]
     assert ranking.iloc[1][["reading", "holds", "distance"]].tolist() == ["baseline", 1, 0.5]
-    markdown = "\n".join(sensitivity.paper_markdown(doc, rows))
-    assert "**Table 1, RED** (2 claims)" in markdown and "| spread=flows | 2 of 2 | 2 | 0.00 |" in markdown
-    assert "| d | **pass** 4 ± 0 | - | none |" in markdown  # the inherited verdict is not shown as a reading of its own
+    markdown = "\n".join(paper_markdown(doc, rows))
+    assert "**Table 1, RED** (2 claims)" in markdown and contains_row(markdown, "| spread=flows | 2 of 2 | 2 | 0.00 |")
+    assert contains_row(
+        markdown, "| d | **pass** 4 ± 0 | - | none |"
+    )  # the inherited verdict is not shown as a reading of its own
 
 
 def test_a_reading_whose_table_is_absent_is_not_run_and_one_with_nothing_to_measure_is_missing(tmp_path):
-    from experiments import sensitivity
 
-    claim = {"id": "c", "kind": "value", "source": "T", "experiment": "tiny", "metric": "e2e_delay_ms_mean",
-             "expected": 10, "pass": {"rel": 0.1}, "drift": {"rel": 0.3}}  # fmt: skip
+    claim = {
+        "id": "c",
+        "kind": "value",
+        "source": "T",
+        "experiment": "tiny",
+        "metric": "e2e_delay_ms_mean",
+        "expected": 10,
+        "pass": {"rel": 0.1},
+        "drift": {"rel": 0.3},
+    }
     doc = load(tmp_path, choices=[BUFFER], claims=[claim])
 
     def frame(metric):
-        return pd.DataFrame([{"experiment": "tiny", "flows_n": 1, "seed": s, "run_key": f"k{s}", "scope": "all",
-                              "metric": metric, "value": 20.0} for s in (1, 2)])  # fmt: skip
+        return pd.DataFrame(
+            [
+                {
+                    "experiment": "tiny",
+                    "flows_n": 1,
+                    "seed": s,
+                    "run_key": f"k{s}",
+                    "scope": "all",
+                    "metric": metric,
+                    "value": 20.0,
+                }
+                for s in (1, 2)
+            ]
+        )
 
     # buffer=5 ran but measured another metric; buffer=50's table is not in the folder
-    rows = sensitivity.table(doc, {"tiny": frame("e2e_delay_ms_mean")}, {"buffer=5": {"tiny": frame("other")}})
+    rows = table(doc, {"tiny": Measured(frame("e2e_delay_ms_mean"))}, {"buffer=5": {"tiny": Measured(frame("other"))}})
     got = dict(zip(rows["reading"], rows["verdict"], strict=True))
-    assert got == {"baseline": "fail", "buffer=5": "missing", "buffer=50": sensitivity.NOT_RUN}
-    assert sensitivity.classify(got) == "fails" and sensitivity.flips(got) == []  # neither is evidence
-    markdown = "\n".join(sensitivity.paper_markdown(doc, rows))
-    assert "| c | **fail** 20 ± 0 | **missing** | **not run** | none |" in markdown, markdown
+    assert got == {"baseline": "fail", "buffer=5": "missing", "buffer=50": NOT_RUN}
+    assert classify(got) == "fails" and flips(got) == []  # neither is evidence
+    markdown = "\n".join(paper_markdown(doc, rows))
+    assert contains_row(markdown, "| c | **fail** 20 ± 0 | **missing** | **not run** | none |"), markdown
 
 
 def test_a_row_is_ranked_only_over_the_readings_that_concern_it(tmp_path):
-    from experiments import sensitivity
 
-    rows = pd.DataFrame([
-        {"row": "R", "reading": "baseline", "claim": "c", "verdict": "fail", "distance": 1.0, "inherited": False},
-        {"row": "R", "reading": "other=x", "claim": "c", "verdict": "fail", "distance": 1.0, "inherited": True},
-        {"row": "R", "reading": "mine=y", "claim": "c", "verdict": "pass", "distance": 0.1, "inherited": False},
-    ])  # fmt: skip
-    assert sensitivity.row_ranking(rows)["reading"].tolist() == ["mine=y", "baseline"]
+    rows = pd.DataFrame(
+        [
+            {"row": "R", "reading": "baseline", "claim": "c", "verdict": "fail", "distance": 1.0, "inherited": False},
+            {"row": "R", "reading": "other=x", "claim": "c", "verdict": "fail", "distance": 1.0, "inherited": True},
+            {"row": "R", "reading": "mine=y", "claim": "c", "verdict": "pass", "distance": 0.1, "inherited": False},
+        ]
+    )
+    assert row_ranking(rows)["reading"].tolist() == ["mine=y", "baseline"]
 
 
 def test_a_diagnostic_is_judged_under_every_reading_and_listed_apart_from_the_counts(tmp_path):
-    from experiments import sensitivity
 
-    claim = {"id": "c", "kind": "value", "source": "T", "experiment": "tiny", "metric": "e2e_delay_ms_mean",
-             "expected": 10, "pass": {"rel": 0.1}, "drift": {"rel": 0.3}}  # fmt: skip
+    claim = {
+        "id": "c",
+        "kind": "value",
+        "source": "T",
+        "experiment": "tiny",
+        "metric": "e2e_delay_ms_mean",
+        "expected": 10,
+        "pass": {"rel": 0.1},
+        "drift": {"rel": 0.3},
+    }
     diagnostic = {**claim, "id": "d", "class": "diagnostic"}
     sanity = {**claim, "id": "s", "class": "sanity"}
     doc = load(tmp_path, choices=[SPREAD], claims=[claim, diagnostic, sanity])
     frame = pd.DataFrame(
-        [{"experiment": "tiny", "flows_n": 1, "seed": s, "run_key": f"k{s}", "scope": "all", "metric": m,
-          "value": v} for s in (1, 2) for m, v in (("e2e_delay_ms_mean", 20.0), ("e2e_delay_ms_flow_mean", 10.0))]
-    )  # fmt: skip
-    rows = sensitivity.table(doc, {"tiny": frame}, {})
+        [
+            {"experiment": "tiny", "flows_n": 1, "seed": s, "run_key": f"k{s}", "scope": "all", "metric": m, "value": v}
+            for s in (1, 2)
+            for m, v in (("e2e_delay_ms_mean", 20.0), ("e2e_delay_ms_flow_mean", 10.0))
+        ]
+    )
+    rows = table(doc, {"tiny": Measured(frame)}, {})
     assert set(zip(rows["claim"], rows["class"], strict=True)) == {("c", "reproduction"), ("d", "diagnostic")}
-    markdown = "\n".join(sensitivity.paper_markdown(doc, rows))
+    markdown = "\n".join(paper_markdown(doc, rows))
     assert "**Depends on the reading** (1): `c`: holds under spread=flows." in markdown, "the diagnostic is not counted"
     assert "- `d`: holds under spread=flows (pass)." in markdown
-    baseline_only = "\n".join(sensitivity.paper_markdown(doc, rows[rows["reading"] == "baseline"]))
+    baseline_only = "\n".join(paper_markdown(doc, rows[rows["reading"] == "baseline"]))
     assert "- `d`: holds under none of the 1 readings measured." in baseline_only
 
 
 def test_an_alternative_declared_after_the_verdicts_is_marked_in_both_reports(tmp_path):
-    from experiments import report, sensitivity
 
     late = {**SPREAD, "alternatives": [{**SPREAD["alternatives"][0], "post_hoc": "the delays looked per-flow"}]}
-    claim = {"id": "c", "kind": "value", "source": "T", "experiment": "tiny", "metric": "e2e_delay_ms_mean",
-             "expected": 10, "pass": {"rel": 0.1}, "drift": {"rel": 0.3}}  # fmt: skip
+    claim = {
+        "id": "c",
+        "kind": "value",
+        "source": "T",
+        "experiment": "tiny",
+        "metric": "e2e_delay_ms_mean",
+        "expected": 10,
+        "pass": {"rel": 0.1},
+        "drift": {"rel": 0.3},
+    }
     frame = pd.DataFrame(
-        [{"experiment": "tiny", "flows_n": 1, "seed": s, "run_key": f"k{s}", "scope": "all", "metric": m,
-          "value": v} for s in (1, 2) for m, v in (("e2e_delay_ms_mean", 20.0), ("e2e_delay_ms_flow_mean", 10.0))]
-    )  # fmt: skip
+        [
+            {"experiment": "tiny", "flows_n": 1, "seed": s, "run_key": f"k{s}", "scope": "all", "metric": m, "value": v}
+            for s in (1, 2)
+            for m, v in (("e2e_delay_ms_mean", 20.0), ("e2e_delay_ms_flow_mean", 10.0))
+        ]
+    )
     marked, unmarked = [], []
     for name, choice, out in (("late", late, marked), ("pre", SPREAD, unmarked)):
         (tmp_path / name).mkdir()
         doc = load(tmp_path / name, choices=[choice], claims=[claim])
-        rows = sensitivity.table(doc, {"tiny": frame}, {})
-        out.append("\n".join(sensitivity.paper_markdown(doc, rows)))
-        out.append("\n".join(report.choice_lines(doc)))
+        rows = table(doc, {"tiny": Measured(frame)}, {})
+        out.append("\n".join(paper_markdown(doc, rows)))
+        out.append("\n".join(choice_lines(doc)))
     mark = "declared post hoc, after the verdicts, because the delays looked per-flow"
     assert "**Readings declared after the verdicts were seen**" in marked[0]
     assert f"- `spread=flows`; {mark}." in marked[0] and mark in marked[1]
@@ -296,27 +373,36 @@ def _two_schemes(tmp_path, choice) -> tuple[dict, Path]:
     """minimal.yaml with an axis `scheme` switching the agent between stock NewReno and the BQM sender."""
     doc = yaml.safe_load(MINIMAL.read_text())
     doc["experiments"]["tiny"]["matrix"]["product"]["scheme"] = {
-        "levels": {"stock": {"flows.tcp.agent.class": "Agent/TCP/Newreno"},
-                   "bqm": {"flows.tcp.agent.class": "Agent/TCP/Newreno/BQM"}}}  # fmt: skip
+        "levels": {
+            "stock": {"flows.tcp.agent.class": "Agent/TCP/Newreno"},
+            "bqm": {"flows.tcp.agent.class": "Agent/TCP/Newreno/BQM"},
+        }
+    }
     doc["choices"] = [choice]
     path = tmp_path / "exp.yaml"
     path.write_text(yaml.safe_dump(doc))
     return doc, path
 
 
-LAYOUT = {"id": "layout", "what": "pattern layout", "choice": "ruler", "why": "t",
-          "path": "flows.tcp.agent.knobs.pattern_", "where": {"scheme": "bqm"},
-          "alternatives": [{"label": "adjacent", "value": "0 3 1 3 2 3 2 3", "why": "t"}]}  # fmt: skip
+LAYOUT = {
+    "id": "layout",
+    "what": "pattern layout",
+    "choice": "ruler",
+    "why": "t",
+    "path": "flows.tcp.agent.knobs.pattern_",
+    "where": {"scheme": "bqm"},
+    "alternatives": [{"label": "adjacent", "value": "0 3 1 3 2 3 2 3", "why": "t"}],
+}
 
 
 def test_a_choice_with_where_changes_only_the_cells_it_names(tmp_path, ns_binary):
     """A knob only the BQM sender has: the stock cells keep the baseline's params (and runs)."""
     _, path = _two_schemes(tmp_path, LAYOUT)
-    doc = config.load(path)
+    doc = load_mod.load(path)
     references.check_knobs(doc, path, ns_binary)  # no reading puts pattern_ on stock NewReno
     (reading,) = readings.run_readings(doc)
-    base = {tuple(r.labels.values()): r for r in matrix.expand(doc, path, ["tiny"])}
-    alt = {tuple(r.labels.values()): r for r in matrix.expand(doc, path, ["tiny"], reading)}
+    base = {tuple(r.labels.values()): r for r in expand(doc, path, ["tiny"])}
+    alt = {tuple(r.labels.values()): r for r in expand(doc, path, ["tiny"], reading)}
     assert sorted(alt) == sorted(base) and len(alt) == 4
     for labels, run in alt.items():
         knobs = run.params["flows"][0]["agent"]["knobs"]
@@ -328,22 +414,26 @@ def test_a_choice_with_where_changes_only_the_cells_it_names(tmp_path, ns_binary
 
 def test_a_choice_without_where_that_breaks_other_cells_is_refused(tmp_path, ns_binary):
     _, path = _two_schemes(tmp_path, {k: v for k, v in LAYOUT.items() if k != "where"})
-    doc = config.load(path)
-    with pytest.raises(config.ConfigError, match="reading layout=adjacent.*pattern_"):
+    doc = load_mod.load(path)
+    with pytest.raises(ConfigError, match="reading layout=adjacent.*pattern_"):
         references.check_knobs(doc, path, ns_binary)
 
 
 def test_a_choice_s_where_names_levels(tmp_path):
     _, path = _two_schemes(tmp_path, {**LAYOUT, "where": {"scheme": "BQM"}})
-    with pytest.raises(
-        config.ConfigError, match=r"choices\[0\]\.where\.scheme: 'BQM' is not a level; levels: bqm, stock"
-    ):
-        config.load(path)
+    with pytest.raises(ConfigError, match=r"choices\[0\]\.where\.scheme: 'BQM' is not a level; levels: bqm, stock"):
+        load_mod.load(path)
 
 
-BOTH_BUFFERS = {"id": "buffers", "what": "every buffer", "choice": "default", "why": "t",
-                "alternatives": [{"label": "small", "why": "small",
-                                  "set": {"queues.RED.knobs.limit_": 5, "queues.DT.knobs.limit_": 5}}]}  # fmt: skip
+BOTH_BUFFERS = {
+    "id": "buffers",
+    "what": "every buffer",
+    "choice": "default",
+    "why": "t",
+    "alternatives": [
+        {"label": "small", "why": "small", "set": {"queues.RED.knobs.limit_": 5, "queues.DT.knobs.limit_": 5}}
+    ],
+}
 
 
 def test_one_alternative_sets_several_queues_in_each_experiment_that_uses_one(tmp_path):
@@ -354,15 +444,17 @@ def test_one_alternative_sets_several_queues_in_each_experiment_that_uses_one(tm
     (reading,) = readings.run_readings(doc)
     assert sorted(readings.experiments_of(doc, reading)) == ["other", "tiny"]
     for name, queue in (("tiny", "Queue/RED"), ("other", "Queue/DropTail")):
-        (run, *_) = matrix.expand(doc, "exp.yaml", [name], reading)
+        (run, *_) = expand(doc, "exp.yaml", [name], reading)
         assert run.params["core_queue"]["class"] == queue
         assert run.params["core_queue"]["knobs"]["limit_"] == 5
 
 
 def test_a_set_naming_an_undefined_queue_is_refused(tmp_path):
-    choice = {**BOTH_BUFFERS, "alternatives": [{**BOTH_BUFFERS["alternatives"][0],
-                                                "set": {"queues.NOPE.knobs.limit_": 5}}]}  # fmt: skip
-    with pytest.raises(config.ConfigError, match="queues.NOPE"):
+    choice = {
+        **BOTH_BUFFERS,
+        "alternatives": [{**BOTH_BUFFERS["alternatives"][0], "set": {"queues.NOPE.knobs.limit_": 5}}],
+    }
+    with pytest.raises(ConfigError, match="queues.NOPE"):
         load(tmp_path, choices=[choice])
 
 
@@ -370,9 +462,16 @@ def test_an_alternative_runs_only_where_its_own_paths_apply(tmp_path):
     """Two alternatives of one choice that set different queues' knobs: each reading runs only in the experiments
     that use its queue; the choice as a whole reaching both does not make either reading run in both (it would
     judge the other experiment's claims on its baseline runs as if under that reading)."""
-    per_queue = {"id": "buffers", "what": "buffers", "choice": "default", "why": "t",
-                 "alternatives": [{"label": "red_5", "set": {"queues.RED.knobs.limit_": 5}, "why": "RED's"},
-                                  {"label": "dt_5", "set": {"queues.DT.knobs.limit_": 5}, "why": "DT's"}]}  # fmt: skip
+    per_queue = {
+        "id": "buffers",
+        "what": "buffers",
+        "choice": "default",
+        "why": "t",
+        "alternatives": [
+            {"label": "red_5", "set": {"queues.RED.knobs.limit_": 5}, "why": "RED's"},
+            {"label": "dt_5", "set": {"queues.DT.knobs.limit_": 5}, "why": "DT's"},
+        ],
+    }
     doc = load(tmp_path, choices=[per_queue])
     doc["claims"].append({**doc["claims"][0], "id": "other_claim", "experiment": "other"})
     by_label = {r.label: r for r in readings.run_readings(doc)}
@@ -381,7 +480,7 @@ def test_an_alternative_runs_only_where_its_own_paths_apply(tmp_path):
 
 
 def test_only_a_measured_verdict_flips_a_measured_baseline():
-    from experiments.sensitivity import flips
+    from experiments.verdicts.sensitivity import flips
 
     verdicts = {"baseline": "pass", "a=1": "fail", "b=1": "missing", "c=1": "incomplete", "d=1": "pass", "e=1": "drift"}
     assert flips(verdicts) == ["a=1", "e=1"]

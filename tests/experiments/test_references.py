@@ -1,4 +1,4 @@
-"""experiments/references.py: metrics, figure and table entries, ns-2 classes and knobs checked before any run.
+"""experiments/references/check.py: metrics, figure and table entries, ns-2 classes and knobs checked before any run.
 
 The bad-file corpus (tests/configs/bad/, run by test_config_errors.py) shows each message end to end; these are
 the finer cases.
@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from experiments import config, references
-from experiments.config import ConfigError
-from experiments.ns_knobs import SCRIPT, KnobCatalog
-from experiments.provenance import sha256_file
+from experiments.common.files import sha256_file
+from experiments.config.errors import ConfigError
+from experiments.config.load import load
+from experiments.references import check as references
+from experiments.references.ns_knobs import SCRIPT, KnobCatalog
 
 REPO = Path(__file__).resolve().parents[2]
-MINIMAL = config.load(REPO / "tests" / "configs" / "minimal.yaml")
+MINIMAL = load(REPO / "tests" / "configs" / "minimal.yaml")
 
 
 def minimal(**changes) -> dict:
@@ -27,8 +28,17 @@ def minimal(**changes) -> dict:
 
 
 def claim(metric: str, **extra) -> dict:
-    return {"id": "c", "kind": "value", "source": "s", "experiment": "tiny", "metric": metric, "expected": 1,
-            "pass": {"abs": 1}, "drift": {"abs": 2}, **extra}  # fmt: skip
+    return {
+        "id": "c",
+        "kind": "value",
+        "source": "s",
+        "experiment": "tiny",
+        "metric": metric,
+        "expected": 1,
+        "pass": {"abs": 1},
+        "drift": {"abs": 2},
+        **extra,
+    }
 
 
 def figure(**extra) -> dict:
@@ -59,7 +69,7 @@ def test_the_minimal_file_passes(capsys):
 
 @pytest.mark.parametrize("config_file", sorted((REPO / "configs").glob("*.yaml")), ids=lambda p: p.stem)
 def test_shipped_configs_pass_every_check(config_file, ns_binary):
-    references.check(config.load(config_file), config_file, ns_binary)
+    references.check(load(config_file), config_file, ns_binary)
 
 
 # --- metrics -----------------------------------------------------------------
@@ -85,11 +95,23 @@ def test_a_flow_scope_where_the_metric_has_one():
 
 def test_a_link_metric_beyond_the_last_core_link():
     doc = minimal(figures=[figure(metric="utilization_pct", x="flows_n")])
-    references.check_metric("utilization_pct", "core0", MINIMAL["experiments"]["tiny"]["scenario"],
-                            MINIMAL["experiments"]["tiny"], "w", Path("f.yaml"))  # fmt: skip
+    references.check_metric(
+        "utilization_pct",
+        "core0",
+        MINIMAL["experiments"]["tiny"]["scenario"],
+        MINIMAL["experiments"]["tiny"],
+        "w",
+        Path("f.yaml"),
+    )
     with pytest.raises(ConfigError, match="the scenario's core links are core0..core0"):
-        references.check_metric("utilization_pct", "core1", MINIMAL["experiments"]["tiny"]["scenario"],
-                                MINIMAL["experiments"]["tiny"], "w", Path("f.yaml"))  # fmt: skip
+        references.check_metric(
+            "utilization_pct",
+            "core1",
+            MINIMAL["experiments"]["tiny"]["scenario"],
+            MINIMAL["experiments"]["tiny"],
+            "w",
+            Path("f.yaml"),
+        )
     assert "has no scope 'all'" in error(doc)  # metric_vs_axis reads scope all
 
 
@@ -107,8 +129,10 @@ def test_needs_core_log():
 def test_needs_a_flow_group_of_the_right_kind():
     assert "no flow group of kind http" in error(minimal(claims=[claim("objects_completed")]))
     doc = minimal(claims=[claim("objects_completed", scope="group:tcp")])
-    doc["experiments"]["tiny"]["scenario"]["flows"]["web"] = {**doc["experiments"]["tiny"]["scenario"]["flows"]["tcp"],
-                                                              "kind": "http"}  # fmt: skip
+    doc["experiments"]["tiny"]["scenario"]["flows"]["web"] = {
+        **doc["experiments"]["tiny"]["scenario"]["flows"]["tcp"],
+        "kind": "http",
+    }
     assert "objects_completed of group:tcp needs a flow group of kind http; 'tcp' is ftp" in error(doc)
     doc["claims"][0]["scope"] = "group:web"
     check(doc)
@@ -116,7 +140,10 @@ def test_needs_a_flow_group_of_the_right_kind():
 
 def with_fec_flow(doc: dict, sink: str = "Agent/LossMonitor", **experiment) -> dict:
     doc["experiments"]["tiny"]["scenario"]["flows"]["fec"] = {
-        "kind": "exponential", "agent": {"class": "Agent/UDP"}, "sink": {"class": sink}}  # fmt: skip
+        "kind": "exponential",
+        "agent": {"class": "Agent/UDP"},
+        "sink": {"class": sink},
+    }
     doc["experiments"]["tiny"].update(experiment)
     return doc
 
@@ -268,8 +295,14 @@ def test_application_and_error_model_knobs(ns_binary, knob_cache):
     doc = minimal()
     scenario = doc["experiments"]["tiny"]["scenario"]
     app = {"class": "Application/Traffic/Pareto", "knobs": {"burst-time_": 1}}
-    scenario["flows"]["udp"] = {"kind": "pareto", "count": 1, "start": 0, "agent": {"class": "Agent/UDP"},
-                                "sink": {"class": "Agent/Null"}, "app": app}  # fmt: skip
+    scenario["flows"]["udp"] = {
+        "kind": "pareto",
+        "count": 1,
+        "start": 0,
+        "agent": {"class": "Agent/UDP"},
+        "sink": {"class": "Agent/Null"},
+        "app": app,
+    }
     assert "flows.udp.app.knobs.burst-time_: unknown knob of Application/Traffic/Pareto" in error(doc, ns_binary)
     scenario["flows"]["udp"]["app"]["knobs"] = {"burst_time_": 0.01}
     scenario["topology"]["sink_loss"] = {"class": "ErrorModel", "knobs": {"rate": 0.01}}

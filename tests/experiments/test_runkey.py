@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from experiments import runkey, simulate
-from experiments.matrix import Run
-from experiments.runkey import run_key, tcl_digest
+from experiments.common.files import tree_digest
+from experiments.planning.expansion import Run
+from experiments.planning.runkey import parsers_digest, run_key, tcl_digest
+from experiments.simulate import toolchain as toolchain_module
+from experiments.simulate.toolchain import Toolchain, key_of
 
 PARAMS = {"seed": 1, "duration": 2.0, "flows": [{"fid": 1}]}
 
@@ -45,47 +47,47 @@ REPO = Path(__file__).resolve().parents[2]
 RUN = Run("p", "e", {"queue": "RED"}, 1, PARAMS)
 
 
-def toolchain(root: Path, ns_sha256: str = "ab" * 32, parsed: bool = True) -> simulate.Toolchain:
+def toolchain(root: Path, ns_sha256: str = "ab" * 32, parsed: bool = True) -> Toolchain:
     """A copy of the repository's tcl/ under root and a manifest naming `ns_sha256`."""
     tcl = root / "tcl"
     if not tcl.exists():
         shutil.copytree(REPO / "tcl", tcl)
     manifest = root / f"manifest-{ns_sha256[:8]}.json"
     manifest.write_text(json.dumps({"binary": {"sha256": ns_sha256}}))
-    return simulate.Toolchain(ns=root / "ns", manifest=manifest, driver=tcl / "driver.tcl", parsed=parsed)
+    return Toolchain(ns=root / "ns", manifest=manifest, driver=tcl / "driver.tcl", parsed=parsed)
 
 
 def test_key_stays_when_nothing_changes(tmp_path):
     tools = toolchain(tmp_path)
-    first = simulate.key_of(RUN, tools)
-    assert simulate.key_of(RUN, toolchain(tmp_path)) == first
-    assert simulate.key_of(Run("p", "e", {"queue": "RED"}, 1, json.loads(json.dumps(PARAMS))), tools) == first
-    assert tools.tcl_sha256 == runkey.tcl_digest(REPO / "tcl"), "the copy hashes like the original"
+    first = key_of(RUN, tools)
+    assert key_of(RUN, toolchain(tmp_path)) == first
+    assert key_of(Run("p", "e", {"queue": "RED"}, 1, json.loads(json.dumps(PARAMS))), tools) == first
+    assert tools.tcl_sha256 == tcl_digest(REPO / "tcl"), "the copy hashes like the original"
 
 
 def test_key_changes_when_a_tcl_file_changes(tmp_path):
     tools = toolchain(tmp_path)
-    before = simulate.key_of(RUN, tools)
+    before = key_of(RUN, tools)
     lib = tmp_path / "tcl" / "lib" / "queues.tcl"
     lib.write_text(lib.read_text() + "\n# one comment more\n")
-    assert simulate.key_of(RUN, tools) != before
+    assert key_of(RUN, tools) != before
     (tmp_path / "tcl" / "lib" / "new.tcl").write_text("proc new {} {}\n")  # a file added anywhere under tcl/
     lib.write_text(lib.read_text().removesuffix("\n# one comment more\n"))
-    assert simulate.key_of(RUN, tools) != before
+    assert key_of(RUN, tools) != before
     (tmp_path / "tcl" / "lib" / "new.tcl").unlink()
-    assert simulate.key_of(RUN, tools) == before, "back to the same sources, back to the same key"
+    assert key_of(RUN, tools) == before, "back to the same sources, back to the same key"
 
 
 def test_key_changes_with_the_binary(tmp_path):
-    assert simulate.key_of(RUN, toolchain(tmp_path, "ab" * 32)) != simulate.key_of(RUN, toolchain(tmp_path, "cd" * 32))
+    assert key_of(RUN, toolchain(tmp_path, "ab" * 32)) != key_of(RUN, toolchain(tmp_path, "cd" * 32))
 
 
 def test_key_changes_with_the_parsers(tmp_path, monkeypatch):
     tools = toolchain(tmp_path)
-    before = simulate.key_of(RUN, tools)
-    assert before == runkey.run_key(PARAMS, tools.tcl_sha256, "ab" * 32, runkey.parsers_digest())
-    monkeypatch.setattr(simulate, "parsers_digest", lambda: "ef" * 32)
-    assert simulate.key_of(RUN, tools) != before
+    before = key_of(RUN, tools)
+    assert before == run_key(PARAMS, tools.tcl_sha256, "ab" * 32, parsers_digest())
+    monkeypatch.setattr(toolchain_module, "parsers_digest", lambda: "ef" * 32)
+    assert key_of(RUN, tools) != before
 
 
 def test_parsers_digest_covers_their_sources(tmp_path, monkeypatch):
@@ -93,15 +95,15 @@ def test_parsers_digest_covers_their_sources(tmp_path, monkeypatch):
 
     copy = tmp_path / "parsers"
     shutil.copytree(Path(parsers.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    assert runkey.tree_digest(copy, "*.py") == runkey.parsers_digest()
+    assert tree_digest(copy, "*.py") == parsers_digest()
     (copy / "tsv.py").write_text((copy / "tsv.py").read_text() + "\n")
-    assert runkey.tree_digest(copy, "*.py") != runkey.parsers_digest()
+    assert tree_digest(copy, "*.py") != parsers_digest()
 
 
 def test_key_changes_with_the_parse_setting(tmp_path):
     parsed, unparsed = toolchain(tmp_path), toolchain(tmp_path, parsed=False)
     assert unparsed.code_sha256 == f"{unparsed.tcl_sha256}:unparsed"
-    assert simulate.key_of(RUN, parsed) != simulate.key_of(RUN, unparsed)
+    assert key_of(RUN, parsed) != key_of(RUN, unparsed)
 
 
 GOLDEN_PARAMS = {"seed": 1, "duration": 2.0, "flows": [{"fid": 1, "kind": "ftp"}], "labels": {"queue": "RED"}}
@@ -110,9 +112,9 @@ GOLDEN_PARAMS = {"seed": 1, "duration": 2.0, "flows": [{"fid": 1, "kind": "ftp"}
 def test_golden_key():
     """The key's recipe (canonical JSON of params and digests, sha256, 20 hex digits) must not drift: a change
     here silently orphans every run directory ever made. If the recipe changes on purpose, update the literal."""
-    assert runkey.run_key(GOLDEN_PARAMS, "a" * 64, "b" * 64, "c" * 64) == "277f78a9af8e232568c6"
+    assert run_key(GOLDEN_PARAMS, "a" * 64, "b" * 64, "c" * 64) == "277f78a9af8e232568c6"
 
 
 @pytest.mark.parametrize("params", [{**GOLDEN_PARAMS, "duration": 2}, {**GOLDEN_PARAMS, "seed": 2}])
 def test_golden_key_moves_with_any_difference(params):
-    assert runkey.run_key(params, "a" * 64, "b" * 64, "c" * 64) != "277f78a9af8e232568c6"
+    assert run_key(params, "a" * 64, "b" * 64, "c" * 64) != "277f78a9af8e232568c6"

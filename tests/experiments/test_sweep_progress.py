@@ -2,8 +2,11 @@
 
 from pathlib import Path
 
-from experiments.simulate import Outcome
-from experiments.workflow import SweepProgress
+from experiments.common.progress import Progress
+from experiments.simulate.batch import sweep_text
+from experiments.simulate.execute import Outcome
+from experiments.workflow.plan import Plan
+from experiments.workflow.targets import runs_for_targets
 
 
 def outcome(status: str, seconds: float) -> Outcome:
@@ -11,7 +14,11 @@ def outcome(status: str, seconds: float) -> Outcome:
 
 
 def test_cached_runs_count_as_done_and_the_eta_comes_from_the_runs_simulated():
-    progress = SweepProgress(total=10, cores=2)
+    sweep = Progress(total=10, workers=2)
+
+    def progress(done: Outcome) -> str:  # as run_batch counts each outcome
+        return sweep_text(sweep.advance(done.seconds if done.status == "ran" else None))
+
     assert progress(outcome("cached", 0.0)) == "sweep 1/10 runs"  # nothing simulated yet: no estimate
     # then 2 simulated at 30 s on average, 7 left, 2 at a time: 105 s
     assert progress(outcome("ran", 20.0)) == "sweep 2/10 runs, ETA 0:01:20 (if all left run)"  # 8 left x 20 s / 2 cores
@@ -22,14 +29,17 @@ def test_cached_runs_count_as_done_and_the_eta_comes_from_the_runs_simulated():
 
 
 def test_the_sweep_counts_the_runs_the_targets_ask_for():
-    from experiments import workflow
 
-    expansions = {("p", "e", "baseline"): [1, 2, 3], ("p", "e", "k=4"): [1, 2], ("p", "f", "baseline"): [1],
-                  ("p", "f", "k=4"): [1, 2, 3, 4]}  # fmt: skip
-    plan = workflow.Plan(files={}, expansions=expansions, docs={}, readings={})
+    expansions = {
+        ("p", "e", "baseline"): [1, 2, 3],
+        ("p", "e", "k=4"): [1, 2],
+        ("p", "f", "baseline"): [1],
+        ("p", "f", "k=4"): [1, 2, 3, 4],
+    }
+    plan = Plan(files={}, expansions=expansions, docs={}, readings={})
 
     def total(*targets):
-        return workflow.runs_for_targets(plan, "out/res", list(targets))
+        return runs_for_targets(plan, "out/res", list(targets))
 
     assert total() == total("reproduce-all") == total("out/res/REPORT.md") == 4  # the baselines
     assert total("reproduce-all", "sensitivity-all") == 10
@@ -40,16 +50,21 @@ def test_the_sweep_counts_the_runs_the_targets_ask_for():
 
 
 def test_a_figure_or_table_target_counts_its_experiments_runs():
-    from experiments import workflow
 
-    expansions = {("p", "e", "baseline"): [1, 2, 3], ("p", "e", "k=4"): [1, 2], ("p", "f", "baseline"): [1],
-                  ("p", "g", "baseline"): [1, 2, 3, 4, 5]}  # fmt: skip
-    doc = {"figures": [{"id": "fig1", "experiment": "e"}, {"id": "fig2", "experiment": "f", "reference": "e"}],
-           "tables": [{"id": "table1", "experiment": "g"}]}  # fmt: skip
-    plan = workflow.Plan(files={}, expansions=expansions, docs={"p": doc}, readings={})
+    expansions = {
+        ("p", "e", "baseline"): [1, 2, 3],
+        ("p", "e", "k=4"): [1, 2],
+        ("p", "f", "baseline"): [1],
+        ("p", "g", "baseline"): [1, 2, 3, 4, 5],
+    }
+    doc = {
+        "figures": [{"id": "fig1", "experiment": "e"}, {"id": "fig2", "experiment": "f", "reference": "e"}],
+        "tables": [{"id": "table1", "experiment": "g"}],
+    }
+    plan = Plan(files={}, expansions=expansions, docs={"p": doc}, readings={})
 
     def total(*targets):
-        return workflow.runs_for_targets(plan, "out/res", list(targets))
+        return runs_for_targets(plan, "out/res", list(targets))
 
     assert total("out/res/p/figures/fig1.png") == 3, "a figure counts its experiment's baseline only"
     assert total("out/res/p/figures/fig2.png") == 4, "and its reference's"
@@ -58,8 +73,7 @@ def test_a_figure_or_table_target_counts_its_experiments_runs():
 
 
 def test_a_plan_counts_its_baselines_apart(tmp_path):
-    from experiments import workflow
 
     expansions = {("p", "e", "baseline"): [1, 2, 3], ("p", "e", "k=4"): [1, 2]}  # anything with a length
-    plan = workflow.Plan(files={}, expansions=expansions, docs={}, readings={})
+    plan = Plan(files={}, expansions=expansions, docs={}, readings={})
     assert plan.total_runs() == 5 and plan.total_runs(readings=False) == 3

@@ -17,9 +17,17 @@ def test_the_wireless_file_is_valid(tmp_path):
 
 def test_every_wireless_defect_is_in_the_corpus():
     names = {p.stem for p in (CONFIGS / "bad").glob("*.yaml")}
-    assert {"wireless_with_core_link", "wired_with_placement", "wired_flow_with_endpoints",
-            "wireless_flow_without_endpoints", "wireless_endpoints_same_node", "wireless_endpoint_beyond_nodes",
-            "wireless_line_beyond_area", "wireless_packet_trace", "wireless_http_flow"} <= names  # fmt: skip
+    assert {
+        "wireless_with_core_link",
+        "wired_with_placement",
+        "wired_flow_with_endpoints",
+        "wireless_flow_without_endpoints",
+        "wireless_endpoints_same_node",
+        "wireless_endpoint_beyond_nodes",
+        "wireless_line_beyond_area",
+        "wireless_packet_trace",
+        "wireless_http_flow",
+    } <= names
     for name in names:
         if name.startswith("wireless_"):
             body = (CONFIGS / "bad" / f"{name}.yaml").read_text().split("\n", 1)[1]

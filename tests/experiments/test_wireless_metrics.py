@@ -1,4 +1,4 @@
-"""Wireless drop metrics (experiments/metrics.py): each CMU drop line's cause, wireless_drops_<cause> and
+"""Wireless drop metrics (experiments/measure/): each CMU drop line's cause, wireless_drops_<cause> and
 wireless_drops_queue_pct over the TCP data packets dropped in [warmup, end), and run_metrics on a wireless run."""
 
 from __future__ import annotations
@@ -9,8 +9,10 @@ import math
 import pandas as pd
 import pytest
 
-from experiments import metrics
-from experiments.metrics import WIRELESS_DROP_CAUSES, drop_cause, run_metrics, wireless_drop_metrics
+from experiments.measure.registry import WIRELESS_DROP_CAUSES
+from experiments.measure.run import run_metrics
+from experiments.measure.scopes import core_link_specs
+from experiments.measure.wireless import drop_cause, wireless_drop_metrics
 
 
 @pytest.mark.parametrize(
@@ -86,7 +88,7 @@ def test_no_tcp_drops_gives_zeros_and_no_percentage():
 
 
 def test_a_wireless_topology_has_no_core_links():
-    assert metrics.core_link_specs({"topology": {"kind": "wireless", "area": [500, 500], "tracks": []}}) == []
+    assert core_link_specs({"topology": {"kind": "wireless", "area": [500, 500], "tracks": []}}) == []
 
 
 QUEUE_HEADER = (
@@ -115,15 +117,22 @@ def wireless_run(tmp_path):
     run = tmp_path / "wireless"
     run.mkdir()
     params = {
-        "schema": "ns2-repro/run-params/2", "seed": 1, "duration": 2.0,
-        "topology": {"kind": "wireless", "area": [1000, 500], "routing": "AODV",
-                     "tracks": [{"x": 10 + 200 * i, "y": 250, "moves": []} for i in range(3)]},
+        "schema": "ns2-repro/run-params/2",
+        "seed": 1,
+        "duration": 2.0,
+        "topology": {
+            "kind": "wireless",
+            "area": [1000, 500],
+            "routing": "AODV",
+            "tracks": [{"x": 10 + 200 * i, "y": 250, "moves": []} for i in range(3)],
+        },
         "flows": [{"fid": 1, "kind": "ftp", "group": "tcp", "source_node": 0, "sink_node": 2}],
         "monitors": {"queue_sample_interval": 1.0, "packet_trace": False},
-    }  # fmt: skip
+    }
     (run / "params.json").write_text(json.dumps(params))
-    (run / "meta.json").write_text(json.dumps({"nodes": {"core": [], "sources": {"1": 0}, "sinks": {"1": 2}},
-                                               "links": []}))  # fmt: skip
+    (run / "meta.json").write_text(
+        json.dumps({"nodes": {"core": [], "sources": {"1": 0}, "sinks": {"1": 2}}, "links": []})
+    )
     (run / "queue_monitor.tsv").write_text(QUEUE_HEADER)
     (run / "flows.tsv").write_text(FLOWS_TSV)
     (run / "drops.tr").write_text(DROPS_TR)

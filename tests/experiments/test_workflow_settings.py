@@ -4,8 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from experiments.config import ConfigError
-from experiments.workflow import Settings, load, smoke_start
+from experiments.config.errors import ConfigError
+from experiments.config.load import load as load_file
+from experiments.planning.expansion import expand
+from experiments.planning.profiles import Settings, load, smoke_start
 
 
 def test_defaults_are_the_default_profile():
@@ -13,16 +15,33 @@ def test_defaults_are_the_default_profile():
     assert (s.batch_size, s.smoke, s.parse, s.keep_raw, s.profile_name) == (25, False, True, False, "default")
 
 
-@pytest.mark.parametrize("text,value", [("false", False), ("False", False), ("0", False), ("no", False),
-                                        ("true", True), ("1", True), (True, True), (False, False)])  # fmt: skip
+@pytest.mark.parametrize(
+    "text,value",
+    [
+        ("false", False),
+        ("False", False),
+        ("0", False),
+        ("no", False),
+        ("true", True),
+        ("1", True),
+        (True, True),
+        (False, False),
+    ],
+)
 def test_command_line_strings_are_read_as_flags(text, value):
-    s = Settings.from_config({"parse": text, "smoke": text, "keep_raw": text, "batch_size": "7"})
+    """`--config parse=false` gives the text "false" (Snakemake reads True and False, and numbers, as such)."""
+    s = Settings.from_config({"parse": text, "smoke": text, "keep_raw": text, "batch_size": 7})
     assert (s.parse, s.smoke, s.keep_raw, s.batch_size) == (value, value, value, 7)
 
 
 def test_a_flag_that_is_not_yes_or_no_is_an_error():
     with pytest.raises(ConfigError, match="parse='maybe' is not a yes/no value"):
         Settings.from_config({"parse": "maybe"})
+
+
+def test_an_unknown_setting_is_refused_with_the_nearest_key():
+    with pytest.raises(ConfigError, match="smok: unknown key 'smok'; did you mean 'smoke'"):
+        Settings.from_config({"smok": True})
 
 
 def test_one_experiment_file_given_as_a_string():
@@ -42,7 +61,7 @@ def test_paper_replications_take_seeds_paper_where_the_file_gives_it():
 
 
 def test_an_unknown_replications_setting_names_what_is_allowed():
-    with pytest.raises(ConfigError, match="replications='all'; allowed: file, paper"):
+    with pytest.raises(ConfigError, match="replications: 'all' is not allowed; allowed: file, paper"):
         Settings.from_config({"replications": "all"})
 
 
@@ -102,36 +121,54 @@ def _with_axes(tmp_path, product: dict, zipped: list[dict]) -> str:
 
 
 def test_the_smoke_profile_runs_only_an_axis_s_smoke_levels_and_a_zip_group_at_their_positions(tmp_path):
-    from experiments import matrix
 
     path = _with_axes(
         tmp_path,
         {"flows_n": {"path": "flows.tcp.count", "levels": [1, 2, 3, 4], "smoke_levels": [1, 4]}},
-        [{"delay": {"path": "topology.core_link.delay", "levels": {"short": "5ms", "mid": "10ms", "long": "20ms"}},
-          "buffer": {"path": "queues.RED.knobs.limit_", "levels": [20, 40, 80], "smoke_levels": [80, 20]}}],
-    )  # fmt: skip
+        [
+            {
+                "delay": {
+                    "path": "topology.core_link.delay",
+                    "levels": {"short": "5ms", "mid": "10ms", "long": "20ms"},
+                },
+                "buffer": {"path": "queues.RED.knobs.limit_", "levels": [20, 40, 80], "smoke_levels": [80, 20]},
+            }
+        ],
+    )
     smoke = load(path, Settings.from_config({"smoke": True}))
-    cells = {(r.labels["flows_n"], r.labels["delay"], r.labels["buffer"]) for r in matrix.expand(smoke, path)}
+    cells = {(r.labels["flows_n"], r.labels["delay"], r.labels["buffer"]) for r in expand(smoke, path)}
     assert cells == {(n, d, b) for n in (1, 4) for d, b in (("short", 20), ("long", 80))}
     full = load(path, Settings.from_config({}))
-    assert len(matrix.expand(full, path)) == 4 * 3
+    assert len(expand(full, path)) == 4 * 3
 
 
 def test_the_default_profile_runs_an_axis_s_default_levels_the_paper_profile_all_and_the_smoke_profile_fewer(tmp_path):
-    from experiments import matrix
 
     path = _with_axes(
         tmp_path,
-        {"flows_n": {"path": "flows.tcp.count", "levels": [1, 2, 3, 4, 5], "default_levels": [1, 3, 5],
-                     "smoke_levels": [5]}},
-        [{"delay": {"path": "topology.core_link.delay", "levels": {"short": "5ms", "mid": "10ms", "long": "20ms"},
-                    "default_levels": ["long", "short"]},
-          "buffer": {"path": "queues.RED.knobs.limit_", "levels": [20, 40, 80]}}],
-    )  # fmt: skip
+        {
+            "flows_n": {
+                "path": "flows.tcp.count",
+                "levels": [1, 2, 3, 4, 5],
+                "default_levels": [1, 3, 5],
+                "smoke_levels": [5],
+            }
+        },
+        [
+            {
+                "delay": {
+                    "path": "topology.core_link.delay",
+                    "levels": {"short": "5ms", "mid": "10ms", "long": "20ms"},
+                    "default_levels": ["long", "short"],
+                },
+                "buffer": {"path": "queues.RED.knobs.limit_", "levels": [20, 40, 80]},
+            }
+        ],
+    )
 
     def cells(cfg: dict) -> set:
         doc = load(path, Settings.from_config(cfg))
-        return {(r.labels["flows_n"], r.labels["delay"], r.labels["buffer"]) for r in matrix.expand(doc, path)}
+        return {(r.labels["flows_n"], r.labels["delay"], r.labels["buffer"]) for r in expand(doc, path)}
 
     pairs = {("short", 20), ("mid", 40), ("long", 80)}
     assert cells({}) == {(n, d, b) for n in (1, 3, 5) for d, b in pairs - {("mid", 40)}}
@@ -142,15 +179,24 @@ def test_the_default_profile_runs_an_axis_s_default_levels_the_paper_profile_all
 @pytest.mark.parametrize(
     "product, zipped, message",
     [
-        ({"flows_n": {"path": "flows.tcp.count", "levels": [1, 2], "smoke_levels": [3]}}, [],
-         "experiments.tiny.matrix.flows_n.smoke_levels: no level 3; allowed: the axis' levels (1, 2)"),
-        ({}, [{"a": {"path": "flows.tcp.count", "levels": [1, 2], "smoke_levels": [1]},
-               "b": {"path": "topology.core_link.delay", "levels": ["5ms", "9ms"], "smoke_levels": ["5ms"]}}],
-         "matrix.zip[0]: smoke_levels on a, b; allowed: on at most one axis of a zip group"),
+        (
+            {"flows_n": {"path": "flows.tcp.count", "levels": [1, 2], "smoke_levels": [3]}},
+            [],
+            "experiments.tiny.matrix.flows_n.smoke_levels: no level 3; allowed: the axis' levels (1, 2)",
+        ),
+        (
+            {},
+            [
+                {
+                    "a": {"path": "flows.tcp.count", "levels": [1, 2], "smoke_levels": [1]},
+                    "b": {"path": "topology.core_link.delay", "levels": ["5ms", "9ms"], "smoke_levels": ["5ms"]},
+                }
+            ],
+            "matrix.zip[0]: smoke_levels on a, b; allowed: on at most one axis of a zip group",
+        ),
     ],
-)  # fmt: skip
+)
 def test_smoke_levels_that_name_no_level_or_split_a_zip_group_are_errors(tmp_path, product, zipped, message):
-    from experiments import config
 
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):
-        config.load(_with_axes(tmp_path, product, zipped))
+        load_file(_with_axes(tmp_path, product, zipped))

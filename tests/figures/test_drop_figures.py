@@ -10,14 +10,24 @@ import pandas as pd
 import pytest
 import yaml
 
-from experiments import drop_functions as df
+from experiments.paper_models import drop_functions as df
 from figures import psand as dfig
 from figures.common import ExperimentData
 
 RED = {"class": "Queue/RED", "knobs": {"thresh_": 5, "maxthresh_": 15, "linterm_": 10, "gentle_": True}}
-RIO = {"class": "Queue/RED/RIO", "knobs": {"linterm_": 10, "gentle_": False, "priority_method_": 1, "in_thresh_": 15,
-                                           "in_maxthresh_": 30, "in_linterm_": 50, "out_thresh_": 5,
-                                           "out_maxthresh_": 15}}  # fmt: skip
+RIO = {
+    "class": "Queue/RED/RIO",
+    "knobs": {
+        "linterm_": 10,
+        "gentle_": False,
+        "priority_method_": 1,
+        "in_thresh_": 15,
+        "in_maxthresh_": 30,
+        "in_linterm_": 50,
+        "out_thresh_": 5,
+        "out_maxthresh_": 15,
+    },
+}
 
 
 def test_queue_function_reads_the_runs_knobs():
@@ -54,8 +64,10 @@ def runs(tmp_path, pairs: dict) -> ExperimentData:
         index.append({"queue": level, "seed": 1, "directory": str(run)})
         fn = dfig.queue_function(queue)
         for t, x, y in samples:
-            rows += [{"queue": level, "seed": 1, "scope": "core0", "metric": m, "t": t, "value": v}
-                     for m, v in ((fn.x, x), (fn.y, y))]  # fmt: skip
+            rows += [
+                {"queue": level, "seed": 1, "scope": "core0", "metric": m, "t": t, "value": v}
+                for m, v in ((fn.x, x), (fn.y, y))
+            ]
     pd.DataFrame(index).to_parquet(tmp_path / "runs.parquet")
     return ExperimentData(pd.DataFrame(), pd.DataFrame(rows), ["queue"], {}, {}, tmp_path)
 
@@ -82,11 +94,13 @@ def test_agreement_allows_the_read_back_rounding_at_a_jump_only(tmp_path):
 
 def test_red_and_rio_figures_are_drawn(tmp_path):
     data = runs(tmp_path, {"RED_gentle": (RED, [(0.0, 10.0, 0.05)]), "RIO_in": (RIO, [(0.0, 20.0, 0.02 / 3)])})
-    (png,) = dfig.red_figure(data, tmp_path / "f11", {"id": "f11", "experiment": "e", "panels": "queue",
-                                                      "levels": ["RED_gentle"]})  # fmt: skip
+    (png,) = dfig.red_figure(
+        data, tmp_path / "f11", {"id": "f11", "experiment": "e", "panels": "queue", "levels": ["RED_gentle"]}
+    )
     assert png.stat().st_size > 0
-    (png,) = dfig.rio_figure(data, tmp_path / "f15", {"id": "f15", "experiment": "e", "panels": "queue",
-                                                      "levels": ["RIO_in"]})  # fmt: skip
+    (png,) = dfig.rio_figure(
+        data, tmp_path / "f15", {"id": "f15", "experiment": "e", "panels": "queue", "levels": ["RIO_in"]}
+    )
     assert png.stat().st_size > 0
     with pytest.raises(ValueError, match="no runs"):
         dfig.red_figure(data, tmp_path / "x", {"id": "x", "experiment": "e", "panels": "queue", "levels": ["nope"]})

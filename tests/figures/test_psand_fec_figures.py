@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from experiments import fec_model
+from experiments.paper_models import fec_model
 from figures import generic, psand
 from figures.common import ExperimentData
 
@@ -30,16 +30,35 @@ def fec_frame() -> pd.DataFrame:
     for n in FLOWS:
         for queue, plr, runs in (("RED", 1.0 + (n - 35) / 10, (90, 10)), ("DropTail", 1.0, (60, 40))):
             for seed in (1, 2):
-                values = {"fec_plr_16_1_pct": plr, "fec_plrbc_16_1_pct": 2.0 * n / 10,
-                          "sink_loss_run_1_pct": runs[0], "sink_loss_run_2_pct": runs[1]}  # fmt: skip
+                values = {
+                    "fec_plr_16_1_pct": plr,
+                    "fec_plrbc_16_1_pct": 2.0 * n / 10,
+                    "sink_loss_run_1_pct": runs[0],
+                    "sink_loss_run_2_pct": runs[1],
+                }
                 for metric, value in values.items():
-                    rows.append({"flows": n, "queue": queue, "h_over_k": 0.0625, "seed": seed, "scope": "all",
-                                 "metric": metric, "value": value})  # fmt: skip
+                    rows.append(
+                        {
+                            "flows": n,
+                            "queue": queue,
+                            "h_over_k": 0.0625,
+                            "seed": seed,
+                            "scope": "all",
+                            "metric": metric,
+                            "value": value,
+                        }
+                    )
     return pd.DataFrame(rows)
 
 
-CROSSOVER = {"id": "x", "experiment": "fec_flows", "x": "flows", "panels": "h_over_k", "hue": "queue",
-             "metrics": [["fec_plr_16_1_pct", "k = 16, h = 1", 0]]}  # fmt: skip
+CROSSOVER = {
+    "id": "x",
+    "experiment": "fec_flows",
+    "x": "flows",
+    "panels": "h_over_k",
+    "hue": "queue",
+    "metrics": [["fec_plr_16_1_pct", "k = 16, h = 1", 0]],
+}
 
 
 def test_crossover_frame_simulated_rule_and_measured_model():
@@ -69,8 +88,17 @@ def block_frame() -> pd.DataFrame:
             for k, h in codes:
                 for seed in (1, 2):
                     for metric, value in ((f"fec_plrbc_{k}_{h}_pct", 5.0), (f"fec_plr_{k}_{h}_pct", 10.0 / k)):
-                        rows.append({"flows": 50, "queue": queue, "h_over_k": ratio, "seed": seed, "scope": "all",
-                                     "metric": metric, "value": value})  # fmt: skip
+                        rows.append(
+                            {
+                                "flows": 50,
+                                "queue": queue,
+                                "h_over_k": ratio,
+                                "seed": seed,
+                                "scope": "all",
+                                "metric": metric,
+                                "value": value,
+                            }
+                        )
     return pd.DataFrame(rows)
 
 
@@ -97,8 +125,13 @@ def test_model_figure_is_drawn_from_the_model_alone(tmp_path):
 
 def test_metrics_vs_axis_draws_each_metric_and_refuses_a_missing_one(tmp_path):
     data = ExperimentData(fec_frame(), pd.DataFrame(), ["flows", "queue", "h_over_k"])
-    artifact = {"id": "f54", "experiment": "fec_flows", "x": "flows", "hue": "queue",
-                "metrics": [["fec_plrbc_16_1_pct", "PLRBC", 3], ["fec_plr_16_1_pct", "PLR", 3]]}  # fmt: skip
+    artifact = {
+        "id": "f54",
+        "experiment": "fec_flows",
+        "x": "flows",
+        "hue": "queue",
+        "metrics": [["fec_plrbc_16_1_pct", "PLRBC", 3], ["fec_plr_16_1_pct", "PLR", 3]],
+    }
     (png,) = generic.metrics_vs_axis(data, tmp_path / "f54", artifact)
     assert png.stat().st_size > 10_000
     with pytest.raises(ValueError, match=r"no values of \['fec_plr_16_4_pct'\]"):
@@ -112,16 +145,31 @@ def fixed_h_frame() -> pd.DataFrame:
     for ratio in (0.25, 0.125):
         for k, h in ((4, 1), (8, 1), (8, 2), (16, 2)):
             for prefix in ("fec_plr", "fec_plrbc"):
-                rows.append({"flows": 50, "queue": "RED", "h_over_k": ratio, "seed": 1, "scope": "all",
-                             "metric": f"{prefix}_{k}_{h}_pct", "value": 100 * k + h + ratio})  # fmt: skip
+                rows.append(
+                    {
+                        "flows": 50,
+                        "queue": "RED",
+                        "h_over_k": ratio,
+                        "seed": 1,
+                        "scope": "all",
+                        "metric": f"{prefix}_{k}_{h}_pct",
+                        "value": 100 * k + h + ratio,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
 def test_code_frame_reads_each_code_at_its_own_ratio():
     frame = psand.code_frame(fixed_h_frame(), "h_over_k", [(4, 1), (8, 1), (16, 2)])
     got = {(r.k, r.h, r.measure): r.value for r in frame.itertuples()}
-    assert got == {(4, 1, "PLR"): 401.25, (4, 1, "PLRBC"): 401.25, (8, 1, "PLR"): 801.125,
-                   (8, 1, "PLRBC"): 801.125, (16, 2, "PLR"): 1602.125, (16, 2, "PLRBC"): 1602.125}  # fmt: skip
+    assert got == {
+        (4, 1, "PLR"): 401.25,
+        (4, 1, "PLRBC"): 401.25,
+        (8, 1, "PLR"): 801.125,
+        (8, 1, "PLRBC"): 801.125,
+        (16, 2, "PLR"): 1602.125,
+        (16, 2, "PLRBC"): 1602.125,
+    }
     assert psand.code_frame(fixed_h_frame(), "h_over_k", [(64, 1)]).empty
 
 

@@ -18,8 +18,9 @@ def tcl_list(pairs: dict) -> str:
 
 def run(binary: Path, script: Path, args: list, cwd: Path) -> subprocess.CompletedProcess:
     cwd.mkdir(parents=True, exist_ok=True)
-    return subprocess.run([str(binary), str(script), *map(str, args)], cwd=cwd, capture_output=True, text=True,
-                          timeout=300)  # fmt: skip
+    return subprocess.run(
+        [str(binary), str(script), *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=300
+    )
 
 
 def handbuilt(binary: Path, cwd: Path, queue: str, knobs: dict, events: list[tuple], bw: str = "1Mb", seed: int = 1):

@@ -44,69 +44,173 @@ BQM_TESTS = "tests/ns2/test_bqm.py"
 PSAND_TESTS = "tests/ns2/test_psand.py"
 THRESH_TESTS = "tests/ns2/test_psand_thresholds.py"
 MUTANTS = [
-    Mutant("queue drops the arrival, not the lowest level", "queue/bqm-queue.cc",
-           "if (v == 0 || v == p)\n\t\treturn false;", "if (v != 0)\n\t\treturn false;", BQM_TESTS),
-    Mutant("interface queue's routing arrival pushes out the tail", "queue/bqm-queue.cc",
-           "return (v != 0 ? v : PriQueue::high_priority_victim());", "return PriQueue::high_priority_victim();",
-           BQM_TESTS),
-    Mutant("queue scans newest first", "queue/bqm-queue.cc",
-           "(scan_from_tail_ && l == best_level", "(!scan_from_tail_ && l == best_level", BQM_TESTS),
-    Mutant("sender ignores the resend count", "tcp/tcp-bqm.cc",
-           "+ rexmit_raise_ * earlier;", "+ 0 * earlier;", BQM_TESTS),
-    Mutant("sender halves whatever the measure", "tcp/tcp-bqm.cc",
-           "double w = beta_[ack_measure_] * window;", "double w = 0.5 * window;", BQM_TESTS),
-    Mutant("sender's wireless response halves too", "tcp/tcp-bqm.cc",
-           "double w = window - wireless_decrease_;", "double w = window / 2;", BQM_TESTS),
-    Mutant("receiver's F uses floor", "tcp/tcp-sink-bqm.cc",
-           "int rounded = floor_ ? kx / d.r : (kx + d.r - 1) / d.r;", "int rounded = kx / d.r;", BQM_TESTS),
-    Mutant("receiver without the burst rule", "tcp/tcp-sink-bqm.cc",
-           "(burst_ > 0 && d.burst >= burst_)", "(false && d.burst >= burst_)", BQM_TESTS),
-    Mutant("Modified BQM reports the highest level", "tcp/tcp-sink-bqm.cc",
-           "if (!modified_) {", "if (true) {", BQM_TESTS),
-    Mutant("receiver misses the first hole", "tcp/tcp-sink-bqm.cc",
-           "for (int s = next_; s <= maxseen_; ++s)", "for (int s = next_ + 1; s <= maxseen_; ++s)", BQM_TESTS),
-    Mutant("RED's gentle segment keeps the initial max_p", "queue/red.cc",
-           "if (edp_.gentle && edp_.gentle_follows_max_p) {", "if (edp_.gentle && 0) {", PSAND_TESTS),
-    Mutant("RED's thresh_ 0 always automatic", "queue/red.cc",
-           "if (edp_.th_min_pkts == 0 && thresh_auto_) {", "if (edp_.th_min_pkts == 0) {", PSAND_TESTS),
-    Mutant("PSAND without gamma", "queue/psand.cc",
-           "beta = coef_ * pow((k / ktarget_) * (k / kprev_), gamma_);",
-           "beta = coef_ * pow((k / ktarget_) * (k / kprev_), 1.0);", PSAND_TESTS),
+    Mutant(
+        "queue drops the arrival, not the lowest level",
+        "queue/bqm-queue.cc",
+        "if (v == 0 || v == p)\n\t\treturn false;",
+        "if (v != 0)\n\t\treturn false;",
+        BQM_TESTS,
+    ),
+    Mutant(
+        "interface queue's routing arrival pushes out the tail",
+        "queue/bqm-queue.cc",
+        "return (v != 0 ? v : PriQueue::high_priority_victim());",
+        "return PriQueue::high_priority_victim();",
+        BQM_TESTS,
+    ),
+    Mutant(
+        "queue scans newest first",
+        "queue/bqm-queue.cc",
+        "(scan_from_tail_ && l == best_level",
+        "(!scan_from_tail_ && l == best_level",
+        BQM_TESTS,
+    ),
+    Mutant(
+        "sender ignores the resend count", "tcp/tcp-bqm.cc", "+ rexmit_raise_ * earlier;", "+ 0 * earlier;", BQM_TESTS
+    ),
+    Mutant(
+        "sender halves whatever the measure",
+        "tcp/tcp-bqm.cc",
+        "double w = beta_[ack_measure_] * window;",
+        "double w = 0.5 * window;",
+        BQM_TESTS,
+    ),
+    Mutant(
+        "sender's wireless response halves too",
+        "tcp/tcp-bqm.cc",
+        "double w = window - wireless_decrease_;",
+        "double w = window / 2;",
+        BQM_TESTS,
+    ),
+    Mutant(
+        "receiver's F uses floor",
+        "tcp/tcp-sink-bqm.cc",
+        "int rounded = floor_ ? kx / d.r : (kx + d.r - 1) / d.r;",
+        "int rounded = kx / d.r;",
+        BQM_TESTS,
+    ),
+    Mutant(
+        "receiver without the burst rule",
+        "tcp/tcp-sink-bqm.cc",
+        "(burst_ > 0 && d.burst >= burst_)",
+        "(false && d.burst >= burst_)",
+        BQM_TESTS,
+    ),
+    Mutant(
+        "Modified BQM reports the highest level", "tcp/tcp-sink-bqm.cc", "if (!modified_) {", "if (true) {", BQM_TESTS
+    ),
+    Mutant(
+        "receiver misses the first hole",
+        "tcp/tcp-sink-bqm.cc",
+        "for (int s = next_; s <= maxseen_; ++s)",
+        "for (int s = next_ + 1; s <= maxseen_; ++s)",
+        BQM_TESTS,
+    ),
+    Mutant(
+        "RED's gentle segment keeps the initial max_p",
+        "queue/red.cc",
+        "if (edp_.gentle && edp_.gentle_follows_max_p) {",
+        "if (edp_.gentle && 0) {",
+        PSAND_TESTS,
+    ),
+    Mutant(
+        "RED's thresh_ 0 always automatic",
+        "queue/red.cc",
+        "if (edp_.th_min_pkts == 0 && thresh_auto_) {",
+        "if (edp_.th_min_pkts == 0) {",
+        PSAND_TESTS,
+    ),
+    Mutant(
+        "PSAND without gamma",
+        "queue/psand.cc",
+        "beta = coef_ * pow((k / ktarget_) * (k / kprev_), gamma_);",
+        "beta = coef_ * pow((k / ktarget_) * (k / kprev_), 1.0);",
+        PSAND_TESTS,
+    ),
     Mutant("PSAND clamps at 1, not top_", "queue/psand.cc", "if (p > edp_.top)", "if (p > 1.0)", PSAND_TESTS),
     Mutant("PSAND without the lower bound", "queue/psand.cc", "if (p < edp_.bottom)", "if (p < 0.0)", PSAND_TESTS),
     Mutant("PSAND's K_prev stays the target", "queue/psand.cc", "kprev_ = k;", "kprev_ = ktarget_;", PSAND_TESTS),
-    Mutant("PSAND's zero rules swapped", "queue/psand.cc",
-           "} else if (zero_rule_ == 1) {", "} else if (zero_rule_ != 1) {", PSAND_TESTS),
-    Mutant("PSAND reads a byte average as packets", "queue/psand.cc",
-           "k /= edp_.mean_pktsize;", "k /= 1.0;", PSAND_TESTS),
-    Mutant("PSAND adapts every other interval", "queue/psand.cc",
-           "adapt();\n\ttimer_.resched(edp_.interval);", "adapt();\n\ttimer_.resched(2 * edp_.interval);",
-           PSAND_TESTS),
-    Mutant("PSAND thresholds: RED's linear segment not recomputed after a move", "queue/psand.cc",
-           "edv_.v_a = 1.0 / th_diff;\n\tedv_.v_b = - edp_.th_min / th_diff;", "(void)th_diff;", THRESH_TESTS),
-    Mutant("PSAND thresholds: Pseudo Drop Tail's forced drop left to use_mark_p_", "queue/red.cc",
-           "if ((!edp_.use_mark_p || force_at_max_) && ", "if ((!edp_.use_mark_p) && ", THRESH_TESTS),
-    Mutant("PSAND thresholds: the first step told by K_prev = 0, not by the flag", "queue/psand.cc",
-           "double delta = has_prev_ ? k - kprev_ : 0.0;\n\tconst char* trule;\n\tif (!has_prev_) {",
-           "double delta = kprev_ > 0 ? k - kprev_ : 0.0;\n\tconst char* trule;\n\tif (!(kprev_ > 0)) {",
-           THRESH_TESTS),
-    Mutant("BLUE ignores freeze_time", "queue/blue.cc",
-           "if (now - last_update_ > freeze_time_) {", "if (true) {", "tests/ns2/test_blue.py"),
-    Mutant("LRED without the square root of lbar", "queue/lred.cc",
-           "beta_ * sqrt(lbar_) * ((double)qlen - ktarget_)", "beta_ * lbar_ * ((double)qlen - ktarget_)",
-           "tests/ns2/test_lred.py"),
-    Mutant("Vq's token rate ignores alpha_", "queue/vq.cc",
-           "ctilde = ctilde + alpha2*gamma_*c_*(curr_time - prev_time) - ",
-           "ctilde = ctilde + 0.15*gamma_*c_*(curr_time - prev_time) - ", "tests/ns2/test_vq_alpha.py"),
-    Mutant("Vq's adapt_dropped_ 1 ignored (stock adaptation only)", "queue/vq.cc",
-           "if(Pktdrp == 0 || adapt_dropped_ == 1){", "if(Pktdrp == 0){", "tests/ns2/test_vq_alpha.py"),
-    Mutant("Vq's adapt_dropped_ 2 removes the dropped packet's tokens too", "queue/vq.cc",
-           "ctilde = ctilde + alpha2*gamma_*c_*(curr_time - prev_time);\n",
-           "ctilde = ctilde + alpha2*gamma_*c_*(curr_time - prev_time) - alpha2*arrived_size;\n",
-           "tests/ns2/test_vq_alpha.py"),
-    Mutant("Vq adapts a dropped arrival with the freed packet's size", "queue/vq.cc",
-           "alpha2*qib_*arrived_size;", "alpha2*qib_*ch->size();", "tests/ns2/test_vq_alpha.py"),
-]  # fmt: skip
+    Mutant(
+        "PSAND's zero rules swapped",
+        "queue/psand.cc",
+        "} else if (zero_rule_ == 1) {",
+        "} else if (zero_rule_ != 1) {",
+        PSAND_TESTS,
+    ),
+    Mutant(
+        "PSAND reads a byte average as packets", "queue/psand.cc", "k /= edp_.mean_pktsize;", "k /= 1.0;", PSAND_TESTS
+    ),
+    Mutant(
+        "PSAND adapts every other interval",
+        "queue/psand.cc",
+        "adapt();\n\ttimer_.resched(edp_.interval);",
+        "adapt();\n\ttimer_.resched(2 * edp_.interval);",
+        PSAND_TESTS,
+    ),
+    Mutant(
+        "PSAND thresholds: RED's linear segment not recomputed after a move",
+        "queue/psand.cc",
+        "edv_.v_a = 1.0 / th_diff;\n\tedv_.v_b = - edp_.th_min / th_diff;",
+        "(void)th_diff;",
+        THRESH_TESTS,
+    ),
+    Mutant(
+        "PSAND thresholds: Pseudo Drop Tail's forced drop left to use_mark_p_",
+        "queue/red.cc",
+        "if ((!edp_.use_mark_p || force_at_max_) && ",
+        "if ((!edp_.use_mark_p) && ",
+        THRESH_TESTS,
+    ),
+    Mutant(
+        "PSAND thresholds: the first step told by K_prev = 0, not by the flag",
+        "queue/psand.cc",
+        "double delta = has_prev_ ? k - kprev_ : 0.0;\n\tconst char* trule;\n\tif (!has_prev_) {",
+        "double delta = kprev_ > 0 ? k - kprev_ : 0.0;\n\tconst char* trule;\n\tif (!(kprev_ > 0)) {",
+        THRESH_TESTS,
+    ),
+    Mutant(
+        "BLUE ignores freeze_time",
+        "queue/blue.cc",
+        "if (now - last_update_ > freeze_time_) {",
+        "if (true) {",
+        "tests/ns2/test_blue.py",
+    ),
+    Mutant(
+        "LRED without the square root of lbar",
+        "queue/lred.cc",
+        "beta_ * sqrt(lbar_) * ((double)qlen - ktarget_)",
+        "beta_ * lbar_ * ((double)qlen - ktarget_)",
+        "tests/ns2/test_lred.py",
+    ),
+    Mutant(
+        "Vq's token rate ignores alpha_",
+        "queue/vq.cc",
+        "ctilde = ctilde + alpha2*gamma_*c_*(curr_time - prev_time) - ",
+        "ctilde = ctilde + 0.15*gamma_*c_*(curr_time - prev_time) - ",
+        "tests/ns2/test_vq_alpha.py",
+    ),
+    Mutant(
+        "Vq's adapt_dropped_ 1 ignored (stock adaptation only)",
+        "queue/vq.cc",
+        "if(Pktdrp == 0 || adapt_dropped_ == 1){",
+        "if(Pktdrp == 0){",
+        "tests/ns2/test_vq_alpha.py",
+    ),
+    Mutant(
+        "Vq's adapt_dropped_ 2 removes the dropped packet's tokens too",
+        "queue/vq.cc",
+        "ctilde = ctilde + alpha2*gamma_*c_*(curr_time - prev_time);\n",
+        "ctilde = ctilde + alpha2*gamma_*c_*(curr_time - prev_time) - alpha2*arrived_size;\n",
+        "tests/ns2/test_vq_alpha.py",
+    ),
+    Mutant(
+        "Vq adapts a dropped arrival with the freed packet's size",
+        "queue/vq.cc",
+        "alpha2*qib_*arrived_size;",
+        "alpha2*qib_*ch->size();",
+        "tests/ns2/test_vq_alpha.py",
+    ),
+]
 
 
 def build_tree(work: Path) -> Path:
@@ -115,8 +219,10 @@ def build_tree(work: Path) -> Path:
     stamp, series = work / "series.sha256", series_hash()
     if (tree / "ns").is_file():
         if not stamp.is_file() or stamp.read_text().strip() != series:
-            raise SystemExit(f"{work}: built from another patch series than ns2-patches/series; "
-                             f"remove it (or pass another --work) to build afresh")  # fmt: skip
+            raise SystemExit(
+                f"{work}: built from another patch series than ns2-patches/series; "
+                f"remove it (or pass another --work) to build afresh"
+            )
         make(tree)  # the tree may hold an interrupted mutant's restore: rebuild what changed
         return tree
     subprocess.run(["tar", "-xf", str(ns2_build.ensure_tarball()), "-C", str(work)], check=True)
@@ -144,8 +250,13 @@ def make(tree: Path) -> None:
 
 def tests_fail(binary: Path, module: str) -> tuple[bool, str]:
     env = {**os.environ, "NS2REPRO_NS_BINARY": str(binary)}
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", module],
-                          cwd=REPO, env=env, capture_output=True, text=True)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", module],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     summary = next((line for line in reversed(proc.stdout.splitlines()) if " in " in line), proc.stdout[-200:])
     return proc.returncode != 0, summary.strip("= ")
 
@@ -158,8 +269,11 @@ def main() -> int:
     args = parser.parse_args()
     mutants = [m for m in MUTANTS if args.only is None or args.only in m.name]
     if not mutants or (args.only and args.markdown):
-        parser.error(f"--only {args.only!r}: no mutant's name contains it" if not mutants else
-                     "--only writes no table: the table lists every mutant")  # fmt: skip
+        parser.error(
+            f"--only {args.only!r}: no mutant's name contains it"
+            if not mutants
+            else "--only writes no table: the table lists every mutant"
+        )
     work = args.work or Path(tempfile.mkdtemp(prefix="ns2-mutants-"))
     work.mkdir(parents=True, exist_ok=True)
     tree = build_tree(work)
@@ -184,13 +298,21 @@ def main() -> int:
         print(f"{'caught  ' if caught else 'SURVIVED'} {m.name}: {summary}", flush=True)
     make(tree)
     if args.markdown:
-        lines = [MARK_BEGIN, "## Broken builds: each patch's tests fail on each", "",
-                 "Command: `.venv/bin/python tests/ns2/mutants.py --markdown docs/VALIDATION.md` (one line of "
-                 "C++ changed per build, then `pytest` of the named test module against it; the unbroken "
-                 "build passes them all).", "",
-                 "| mutant | file | test module | result |", "|---|---|---|---|"]  # fmt: skip
-        lines += [f"| {m.name} | `{m.source}` | `{m.tests}` | "
-                  f"{'fail: ' if caught else '**pass (survived)**: '}{s} |" for m, caught, s in rows]  # fmt: skip
+        lines = [
+            MARK_BEGIN,
+            "## Broken builds: each patch's tests fail on each",
+            "",
+            "Command: `.venv/bin/python tests/ns2/mutants.py --markdown docs/VALIDATION.md` (one line of "
+            "C++ changed per build, then `pytest` of the named test module against it; the unbroken "
+            "build passes them all).",
+            "",
+            "| mutant | file | test module | result |",
+            "|---|---|---|---|",
+        ]
+        lines += [
+            f"| {m.name} | `{m.source}` | `{m.tests}` | {'fail: ' if caught else '**pass (survived)**: '}{s} |"
+            for m, caught, s in rows
+        ]
         write_section(args.markdown, "\n".join([*lines, MARK_END]), MARK_BEGIN, MARK_END)
     if args.work is None:
         shutil.rmtree(work, ignore_errors=True)

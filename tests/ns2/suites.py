@@ -94,9 +94,13 @@ def list_suites(test_dir: Path) -> list[str]:
 def _start(test_dir: Path, suite: str, binary: Path, log) -> subprocess.Popen:
     env = dict(os.environ, NS=str(binary), PATH=f"{test_dir.parents[2] / 'shim'}:{os.environ['PATH']}")
     return subprocess.Popen(
-        [f"./test-all-{suite}", "quiet"], cwd=test_dir, env=env, stdout=log, stderr=subprocess.STDOUT,
+        [f"./test-all-{suite}", "quiet"],
+        cwd=test_dir,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL,
-    )  # fmt: skip
+    )
 
 
 def run_side_by_side(suite: str, runs: dict[str, tuple[Path, Path]], log_dir: Path) -> dict[str, SuiteResult]:

@@ -18,8 +18,9 @@ TX = 8 * 1000 / 1e6  # a 1000-byte packet on the hand-built 1 Mb/s link
 TRACE_EPS = 2e-6  # ns-2 rounds trace times to 1 us
 
 
-def blue_replay(rows: list[Event], limit: int, bw: float, d1=D1, d2=D2, freeze=FREEZE, L=0, idle_event=0,
-                p=0.0, last_update=0.0):  # fmt: skip
+def blue_replay(
+    rows: list[Event], limit: int, bw: float, d1=D1, d2=D2, freeze=FREEZE, L=0, idle_event=0, p=0.0, last_update=0.0
+):
     """[(time, p)] after every update Algorithm 2 makes on these events, and the arrivals it
     says overflow (uids)."""
     history = [(0.0, p)]
@@ -144,19 +145,32 @@ def test_freeze_time_and_threshold_knobs(ns_binary, tmp_path):
 
 
 def test_knob_defaults(ns_binary, tmp_path):
-    samples, _ = handbuilt(ns_binary, tmp_path, "BLUE", {},
-                           [(0.5, "sample", "d1_", "d2_", "freeze_time_", "L_", "p_init_", "p_", "idle_event_",
-                             "last_update_")])  # fmt: skip
+    samples, _ = handbuilt(
+        ns_binary,
+        tmp_path,
+        "BLUE",
+        {},
+        [(0.5, "sample", "d1_", "d2_", "freeze_time_", "L_", "p_init_", "p_", "idle_event_", "last_update_")],
+    )
     got = {var: v for (_, var), v in samples.items()}
-    assert got == {"d1_": 0.0025, "d2_": 0.00025, "freeze_time_": 0.241, "L_": 0, "p_init_": 0, "p_": 0,
-                   "idle_event_": 0, "last_update_": 0}  # fmt: skip
+    assert got == {
+        "d1_": 0.0025,
+        "d2_": 0.00025,
+        "freeze_time_": 0.241,
+        "L_": 0,
+        "p_init_": 0,
+        "p_": 0,
+        "idle_event_": 0,
+        "last_update_": 0,
+    }
 
 
 def test_p_init_drops_arrivals_at_that_rate(ns_binary, tmp_path):
     """d1_ = d2_ = 0 freezes p at p_init_ 0.2: arrivals into a fast link are dropped at that rate."""
     events = [(1.0 + i * 0.001, "send", 1) for i in range(4000)] + [(5.5, "sample", "p_")]
-    samples, rows = handbuilt(ns_binary, tmp_path, "BLUE", {"limit_": 100, "d1_": 0, "d2_": 0, "p_init_": 0.2},
-                              events, bw="100Mb")  # fmt: skip
+    samples, rows = handbuilt(
+        ns_binary, tmp_path, "BLUE", {"limit_": 100, "d1_": 0, "d2_": 0, "p_init_": 0.2}, events, bw="100Mb"
+    )
     assert samples[(5.5, "p_")] == 0.2
     found = arrivals(rows)
     assert len(found) == 4000 and all(q == 0 for _, q, _ in found)

@@ -38,8 +38,19 @@ def ns(binary: Path, script: Path, *args, cwd: Path | None = None) -> subprocess
     )
 
 
-def dumbbell(binary: Path, out: Path, sender="BQM", sink="BQM", queue="BQM", flows=4, stop=20.0, loss=0,
-             pattern="default", modified="false", messages=0) -> Path:  # fmt: skip
+def dumbbell(
+    binary: Path,
+    out: Path,
+    sender="BQM",
+    sink="BQM",
+    queue="BQM",
+    flows=4,
+    stop=20.0,
+    loss=0,
+    pattern="default",
+    modified="false",
+    messages=0,
+) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     proc = ns(binary, DUMBBELL, sender, sink, queue, flows, stop, loss, pattern, modified, out, messages)
     assert proc.returncode == 0, proc.stderr[-800:]
@@ -113,8 +124,11 @@ def routing_pushouts(rows: list[list[str]]) -> list[str]:
     """uids of the packets dropped at r1 -> r2 right after a message entered it: the victims a routing packet's
     arrival at a full PriQueue chose (its high_priority_victim())."""
     link = [f for f in rows if (int(f[2]), int(f[3])) == (R1, R2)]
-    return [f[11] for prev, f in zip(link, link[1:], strict=False)
-            if f[0] == "d" and prev[0] == "+" and prev[4] == "message" and f[4] == "tcp"]  # fmt: skip
+    return [
+        f[11]
+        for prev, f in zip(link, link[1:], strict=False)
+        if f[0] == "d" and prev[0] == "+" and prev[4] == "message" and f[4] == "tcp"
+    ]
 
 
 def test_a_routing_arrival_pushes_out_the_lowest_level(priqueue_run, ns_binary, tmp_path):

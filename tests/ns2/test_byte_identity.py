@@ -54,8 +54,9 @@ def test_stock_red_modes_are_byte_identical(name, ns_binary, debian_ns, tmp_path
     for label, binary in (("ours", ns_binary), ("reference", debian_ns)):
         out = tmp_path / label
         out.mkdir()
-        proc = subprocess.run([str(binary), str(script), *map(str, ADAPTIVE_RUNS[name]), str(out)],
-                              capture_output=True, timeout=300)  # fmt: skip
+        proc = subprocess.run(
+            [str(binary), str(script), *map(str, ADAPTIVE_RUNS[name]), str(out)], capture_output=True, timeout=300
+        )
         assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-500:]
         outputs[label] = {p.name: p.read_bytes() for p in sorted(out.iterdir())} | {"<stdout>": proc.stdout}
     assert outputs["ours"] == outputs["reference"]

@@ -1,4 +1,5 @@
-"""ns-2's own drop probability against the thesis's drop functions (Alemu, Ch. 1; experiments/drop_functions.py).
+"""ns-2's own drop probability against the thesis's drop functions (Alemu, Ch. 1;
+experiments/paper_models/drop_functions.py).
 
 scripts/drop_functions.tcl sets a queue's average by hand (`$q set ave_`), resets the probability to a sentinel
 (-1), sends a burst of packets and reads back the average and the probability ns-2 computed at the last arrival.
@@ -25,15 +26,24 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from experiments import drop_functions as df
+from experiments.paper_models import drop_functions as df
 
 SCRIPT = Path(__file__).parent / "scripts" / "drop_functions.tcl"
 TOL = 1e-5  # ave_ and prob1_ are TracedDoubles, read back with 6 significant digits
 BASE = {"limit_": 50, "q_weight_": 1e-12, "bytes_": "false", "queue_in_bytes_": "false", "mean_pktsize_": 1000}
 RED_KNOBS = {"thresh_": 5, "maxthresh_": 15, "linterm_": 10}
-RIO_KNOBS = {"thresh_": 5, "maxthresh_": 15, "linterm_": 10, "gentle_": "false", "priority_method_": 1,
-             "in_thresh_": 15, "in_maxthresh_": 30, "in_linterm_": 50,
-             "out_thresh_": 5, "out_maxthresh_": 15}  # fmt: skip
+RIO_KNOBS = {
+    "thresh_": 5,
+    "maxthresh_": 15,
+    "linterm_": 10,
+    "gentle_": "false",
+    "priority_method_": 1,
+    "in_thresh_": 15,
+    "in_maxthresh_": 30,
+    "in_linterm_": 50,
+    "out_thresh_": 5,
+    "out_maxthresh_": 15,
+}
 # a grid, and either side of each threshold: not on one, where the 1e-12 decay of the average while the queue was
 # idle (and the 6-digit read-back) would leave the side undecided
 AVERAGES = [round(a, 3) for a in np.arange(0.0, 40.0, 0.37)] + [4.9995, 5.0005, 14.9995, 15.0005, 29.9995, 30.0005]
@@ -44,8 +54,9 @@ def ns(binary: Path, queue: str, knobs: dict, events: list[tuple], cwd: Path) ->
     """{(time, name): value} of every sample (and ('drops', time) -> count)."""
     knob_list = " ".join(f"{k} {v}" for k, v in knobs.items())
     event_list = " ".join("{" + " ".join(map(str, e)) + "}" for e in events)
-    proc = subprocess.run([str(binary), str(SCRIPT), queue, knob_list, event_list], cwd=cwd, capture_output=True,
-                          text=True, timeout=120)  # fmt: skip
+    proc = subprocess.run(
+        [str(binary), str(SCRIPT), queue, knob_list, event_list], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr[-800:]
     out = {}
     for line in proc.stdout.splitlines():
@@ -63,8 +74,14 @@ def bursts(who: str, ave: str, prob: str) -> list[tuple]:
     events = []
     for i, a in enumerate(AVERAGES):
         t = 1.0 + 0.5 * i
-        events += [(t, "set", ave, a), (t, "set", prob, -1), (t, "drops"), (t, "send", who, BURST),
-                   (t, "sample", ave, prob), (t, "drops")]  # fmt: skip
+        events += [
+            (t, "set", ave, a),
+            (t, "set", prob, -1),
+            (t, "drops"),
+            (t, "send", who, BURST),
+            (t, "sample", ave, prob),
+            (t, "drops"),
+        ]
     return events
 
 
@@ -146,8 +163,14 @@ def test_rio_out_arrivals_leave_avg_total_alone(ns_binary, tmp_path):
     """ns-2.35's RIO runs the estimator only for In packets (rio.cc): Out arrivals keep Avg_total; In ones move
     it. So runs whose packets are all Out never see the Out function leave 0."""
     knobs = {**BASE, **RIO_KNOBS, "q_weight_": 0.1}
-    events = [(1.0, "set", "ave_", 12.0), (1.0, "send", "out", 5), (1.0, "sample", "ave_"),
-              (2.0, "set", "ave_", 12.0), (2.0, "send", "in", 5), (2.0, "sample", "ave_")]  # fmt: skip
+    events = [
+        (1.0, "set", "ave_", 12.0),
+        (1.0, "send", "out", 5),
+        (1.0, "sample", "ave_"),
+        (2.0, "set", "ave_", 12.0),
+        (2.0, "send", "in", 5),
+        (2.0, "sample", "ave_"),
+    ]
     samples = ns(ns_binary, "RED/RIO", knobs, events, tmp_path)
     assert samples[(1.0, "ave_")] == 12.0
     assert samples[(2.0, "ave_")] < 11.0

@@ -47,8 +47,10 @@ def run(binary: Path, tmp_path: Path, agent: str, strict, alpha=ALPHA, beta=BETA
     trace = tmp_path / f"{agent}-{strict}-{alpha}-{beta}-{binary.name}.tr"
     proc = subprocess.run(
         [str(binary), str(SCRIPT), agent, str(strict), str(alpha), str(beta), str(trace)],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr[-500:]
     assert proc.stderr == "", proc.stderr[-500:]
     return trace.read_text()

@@ -65,8 +65,11 @@ def test_knob_defaults(ns_binary, tmp_path):
     assert {var: v for (_, var), v in samples.items()} == expected
 
 
-@pytest.fixture(scope="module", params=[(8, {}), (3, {"beta_": 0.151}), (20, {"M_": 2, "mp_": 0.02, "mw_": 0.5})],
-                ids=["8flows", "3flows-beta0.151", "20flows-M2"])  # fmt: skip
+@pytest.fixture(
+    scope="module",
+    params=[(8, {}), (3, {"beta_": 0.151}), (20, {"M_": 2, "mp_": 0.02, "mw_": 0.5})],
+    ids=["8flows", "3flows-beta0.151", "20flows-M2"],
+)
 def tcp_run(request, ns_binary, tmp_path_factory):
     flows, knobs = request.param
     out = tmp_path_factory.mktemp("lred") / "run"

@@ -94,11 +94,23 @@ def test_knob_defaults(ns_binary):
     proc = subprocess.run([str(ns_binary)], input=script, capture_output=True, text=True, timeout=60)
     values = dict(line.split() for line in proc.stdout.splitlines())
     assert values == {
-        "interval_": "0.5", "coef_": "1.75", "gamma_": "1.5", "ktarget_": "10", "top_": "0.75",
-        "bottom_": "0.01", "thresh_": "0", "maxthresh_": "20", "linterm_": "10", "thresh_auto_": "0",
-        "gentle_": "1", "gentle_follows_max_p_": "1", "zero_rule_": "0", "kprev_": "0", "adaptive_": "0",
+        "interval_": "0.5",
+        "coef_": "1.75",
+        "gamma_": "1.5",
+        "ktarget_": "10",
+        "top_": "0.75",
+        "bottom_": "0.01",
+        "thresh_": "0",
+        "maxthresh_": "20",
+        "linterm_": "10",
+        "thresh_auto_": "0",
+        "gentle_": "1",
+        "gentle_follows_max_p_": "1",
+        "zero_rule_": "0",
+        "kprev_": "0",
+        "adaptive_": "0",
         "red": "0",
-    }  # fmt: skip
+    }
 
 
 # Averages that walk Max_p through the formula, the top clamp (12 after 5: beta > 7), the
@@ -257,8 +269,15 @@ def test_min_th_zero_drops_at_small_averages(ns_binary, tmp_path):
     assert bottleneck_drops(literal) > 20
     auto = run(ns_binary, tmp_path / "auto", flows=1, stop=30.0, window=14, knobs={**fixed, "thresh_auto_": 1})
     assert max_average(auto) < 5 and bottleneck_drops(auto) == 0
-    red = run(ns_binary, tmp_path / "red", kind="RED", flows=1, stop=30.0, window=14,
-              knobs={"thresh_": 0, "maxthresh_": 20, "linterm_": 2})  # fmt: skip
+    red = run(
+        ns_binary,
+        tmp_path / "red",
+        kind="RED",
+        flows=1,
+        stop=30.0,
+        window=14,
+        knobs={"thresh_": 0, "maxthresh_": 20, "linterm_": 2},
+    )
     assert max_average(red) < 5 and bottleneck_drops(red) == 0
 
 

@@ -229,11 +229,21 @@ def test_reset_restores_the_configured_thresholds(ns_binary):
     seq = [5.0, 9.0, 12.5, "R", "-", 6.0, 4.0, "K:thresh_:2", "K:maxthresh_:30", "R", 3.0, 8.0, "R"]
     got = steps(ns_binary, {"thresh_mode_": 3}, seq)
     assert [(r["th_min"], r["th_max"]) for r in got] == [
-        START, START, (4.0, 16.0), (7.5, 12.5),  # reset, 5 (first), 9, 12.5
-        START, START, START, (0.0, 22.0),  # R: the configured ones again; -, 6 (first), 4
-        (2.0, 22.0), (2.0, 30.0),  # Tcl writes thresh_, maxthresh_: a new configuration
-        (2.0, 30.0), (2.0, 30.0), (7.0, 25.0), (2.0, 30.0),  # R keeps it; 3 (first), 8; R
-    ]  # fmt: skip
+        START,
+        START,
+        (4.0, 16.0),
+        (7.5, 12.5),  # reset, 5 (first), 9, 12.5
+        START,
+        START,
+        START,
+        (0.0, 22.0),  # R: the configured ones again; -, 6 (first), 4
+        (2.0, 22.0),
+        (2.0, 30.0),  # Tcl writes thresh_, maxthresh_: a new configuration
+        (2.0, 30.0),
+        (2.0, 30.0),
+        (7.0, 25.0),
+        (2.0, 30.0),  # R keeps it; 3 (first), 8; R
+    ]
     assert got[13]["max_p"] == P0  # and Max_p from 1/linterm_ again
 
 
@@ -283,8 +293,14 @@ def test_sandwich_skips_an_empty_interval(ns_binary):
     # -> 17 (beta 6/8)
     got = steps(ns_binary, {"thresh_mode_": 8, "linterm_": 1, "top_": 1}, [5.0, 10.0, 20.0, 18.0, 16.0, 17.0])
     assert [(r["th_min"], r["th_max"]) for r in got] == [
-        START, START, (5.0, 15.0), (10.0, 10.0), (8.0, 12.0), (6.0, 14.0), (7.0, 13.0)
-    ]  # fmt: skip
+        START,
+        START,
+        (5.0, 15.0),
+        (10.0, 10.0),
+        (8.0, 12.0),
+        (6.0, 14.0),
+        (7.0, 13.0),
+    ]
     assert [r["max_p"] for r in got] == pytest.approx([1.0, 1.0, 0.5, BOTTOM, BOTTOM, BOTTOM * 2, BOTTOM * 1.5])
 
 
@@ -353,10 +369,18 @@ def red_prob(ave: float, lo: float, hi: float, p: float, pg: float) -> float:
 
 
 RUN_CASES = {  # name: (mode, knobs)
-    "1": (1, {}), "2": (2, {}), "3": (3, {}), "4": (4, {}), "5": (5, {}), "6": (6, {}),
-    "8": (8, {"linterm_": 1}), "3-clamp1": (3, {"thresh_clamp_": 1}), "4-clamp1": (4, {"thresh_clamp_": 1}),
-    "3-bytes": (3, {"queue_in_bytes_": 1}), "1-gentle-from-reset": (1, {"gentle_follows_max_p_": 0}),
-}  # fmt: skip
+    "1": (1, {}),
+    "2": (2, {}),
+    "3": (3, {}),
+    "4": (4, {}),
+    "5": (5, {}),
+    "6": (6, {}),
+    "8": (8, {"linterm_": 1}),
+    "3-clamp1": (3, {"thresh_clamp_": 1}),
+    "4-clamp1": (4, {"thresh_clamp_": 1}),
+    "3-bytes": (3, {"queue_in_bytes_": 1}),
+    "1-gentle-from-reset": (1, {"gentle_follows_max_p_": 0}),
+}
 
 
 @pytest.fixture(scope="module")
@@ -485,8 +509,10 @@ def test_run_mode_0_is_byte_identical_to_psand_without_the_knob(ns_binary, tmp_p
         out.mkdir()
         proc = subprocess.run(
             [str(ns_binary), str(DUMBBELL), "PSAND", "8", "20.0", "20", str(out), knobs],
-            capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert proc.returncode == 0, proc.stderr[-800:]
         outputs[name] = {f: (out / f).read_bytes() for f in ("packets.tr", "red.tr", "psand.log")}
     assert outputs["unset"] == outputs["zero"]

@@ -26,8 +26,13 @@ def run(binary: Path, workdir: Path, sink: str, limit: int, size: int) -> tuple[
     """The events (name -> (time, last-delivery)) and (time, seqno, event) of the data packets (not the SYN,
     seqno 0) that reached d (`r`) or were dropped at r (`d`)."""
     workdir.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run([str(binary), str(SCRIPT), sink, str(limit), str(size), "1"], cwd=workdir,
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    proc = subprocess.run(
+        [str(binary), str(SCRIPT), sink, str(limit), str(size), "1"],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr[-800:]
     events = {}
     for line in (workdir / "events.tsv").read_text().splitlines():

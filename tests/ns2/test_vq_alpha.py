@@ -117,8 +117,13 @@ def test_alpha_changes_the_evolution(ns_binary, tmp_path):
 def test_default_alpha_is_stock(ns_binary, tmp_path):
     variables = ["alpha_", "gamma_", "ecnlim_", "buflim_", "adapt_dropped_"]
     samples, _ = handbuilt(ns_binary, tmp_path, "Vq", {}, [(0.5, "sample", *variables)])
-    assert {var: v for (_, var), v in samples.items()} == {"alpha_": 0.15, "gamma_": 0.98, "ecnlim_": 0.8,
-                                                          "buflim_": 1.0, "adapt_dropped_": 0}  # fmt: skip
+    assert {var: v for (_, var), v in samples.items()} == {
+        "alpha_": 0.15,
+        "gamma_": 0.98,
+        "ecnlim_": 0.8,
+        "buflim_": 1.0,
+        "adapt_dropped_": 0,
+    }
 
 
 @pytest.mark.parametrize("flows", [3, 8])

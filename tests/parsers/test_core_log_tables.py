@@ -24,19 +24,50 @@ CORE_DELAYS = "time\tfid\tseqno\tdelay\n0.031200000\t1\t0\t0.021200000\n0.041600
 @pytest.mark.parametrize(
     "kind,text,rows",
     [
-        ("core_bins", CORE_BINS,
-         [{"bin": 0.0, "event": "arrival", "fid": 1, "packets": 12, "bytes": 12480, "hint_sum": 54.5, "hinted": 12},
-          {"bin": 0.0, "event": "arrival", "fid": 2, "packets": 1, "bytes": 40, "hint_sum": 0.0, "hinted": 0},
-          {"bin": 0.5, "event": "drop", "fid": 1, "packets": 2, "bytes": 2080, "hint_sum": 17.25, "hinted": 2},
-          {"bin": 0.5, "event": "departure", "fid": 1, "packets": 9, "bytes": 9360, "hint_sum": 40.0, "hinted": 9}]),
-        ("core_drops", CORE_DROPS,
-         [{"time": 0.612345678, "fid": 1, "seqno": 41, "size": 1040, "hint": 8.625, "qlen": 20},
-          {"time": 0.7, "fid": 2, "seqno": 3, "size": 40, "hint": -1.0, "qlen": 20}]),
-        ("core_delays", CORE_DELAYS,
-         [{"time": 0.0312, "fid": 1, "seqno": 0, "delay": 0.0212},
-          {"time": 0.0416, "fid": 1, "seqno": 1, "delay": 0.0224}]),
+        (
+            "core_bins",
+            CORE_BINS,
+            [
+                {
+                    "bin": 0.0,
+                    "event": "arrival",
+                    "fid": 1,
+                    "packets": 12,
+                    "bytes": 12480,
+                    "hint_sum": 54.5,
+                    "hinted": 12,
+                },
+                {"bin": 0.0, "event": "arrival", "fid": 2, "packets": 1, "bytes": 40, "hint_sum": 0.0, "hinted": 0},
+                {"bin": 0.5, "event": "drop", "fid": 1, "packets": 2, "bytes": 2080, "hint_sum": 17.25, "hinted": 2},
+                {
+                    "bin": 0.5,
+                    "event": "departure",
+                    "fid": 1,
+                    "packets": 9,
+                    "bytes": 9360,
+                    "hint_sum": 40.0,
+                    "hinted": 9,
+                },
+            ],
+        ),
+        (
+            "core_drops",
+            CORE_DROPS,
+            [
+                {"time": 0.612345678, "fid": 1, "seqno": 41, "size": 1040, "hint": 8.625, "qlen": 20},
+                {"time": 0.7, "fid": 2, "seqno": 3, "size": 40, "hint": -1.0, "qlen": 20},
+            ],
+        ),
+        (
+            "core_delays",
+            CORE_DELAYS,
+            [
+                {"time": 0.0312, "fid": 1, "seqno": 0, "delay": 0.0212},
+                {"time": 0.0416, "fid": 1, "seqno": 1, "delay": 0.0224},
+            ],
+        ),
     ],
-)  # fmt: skip
+)
 def test_core_log_files_read_as_typed_tables(tmp_path, kind, text, rows):
     path = tmp_path / f"{kind}.tsv"
     path.write_text(text)
@@ -48,12 +79,25 @@ def test_core_log_files_read_as_typed_tables(tmp_path, kind, text, rows):
 def test_core_log_column_types():
     types = {kind: {f.name: str(f.type) for f in SCHEMAS[kind]} for kind in ("core_bins", "core_drops", "core_delays")}
     assert types == {
-        "core_bins": {"bin": "double", "event": "string", "fid": "int32", "packets": "int64", "bytes": "int64",
-                      "hint_sum": "double", "hinted": "int64"},
-        "core_drops": {"time": "double", "fid": "int32", "seqno": "int64", "size": "int32", "hint": "double",
-                       "qlen": "int64"},
+        "core_bins": {
+            "bin": "double",
+            "event": "string",
+            "fid": "int32",
+            "packets": "int64",
+            "bytes": "int64",
+            "hint_sum": "double",
+            "hinted": "int64",
+        },
+        "core_drops": {
+            "time": "double",
+            "fid": "int32",
+            "seqno": "int64",
+            "size": "int32",
+            "hint": "double",
+            "qlen": "int64",
+        },
         "core_delays": {"time": "double", "fid": "int32", "seqno": "int64", "delay": "double"},
-    }  # fmt: skip
+    }
 
 
 @pytest.mark.parametrize("kind", ["core_bins", "core_drops", "core_delays"])

@@ -93,9 +93,21 @@ def reference(trace: Path, meta: dict):
             link = names.get((int(src), int(dst)), {"name": f"{src}->{dst}", "role": None})
             role = link["role"]
             if event == "+" and role == "entry":
-                journeys[uid] = {"fid": fid, "uid": uid, "seq": int(seq), "ptype": ptype, "size": size, "t_enter": t,
-                                 "t_exit": None, "delay": None, "dropped": False, "drop_time": None,
-                                 "drop_link": None, "marked": False, "flow": link["fid"]}  # fmt: skip
+                journeys[uid] = {
+                    "fid": fid,
+                    "uid": uid,
+                    "seq": int(seq),
+                    "ptype": ptype,
+                    "size": size,
+                    "t_enter": t,
+                    "t_exit": None,
+                    "delay": None,
+                    "dropped": False,
+                    "drop_time": None,
+                    "drop_link": None,
+                    "marked": False,
+                    "flow": link["fid"],
+                }
             elif event == "r" and role == "exit" and uid in journeys and journeys[uid]["flow"] == link["fid"]:
                 journeys[uid].update(t_exit=t, delay=t - journeys[uid]["t_enter"], marked=flags[4] == "E")
             elif event == "d" and uid in journeys:
@@ -103,14 +115,23 @@ def reference(trace: Path, meta: dict):
             if role == "core":
                 key = (link["name"], uid)
                 if event == "+":
-                    hops[key] = {"link": link["name"], "fid": fid, "uid": uid, "size": size, "t_enqueue": t,
-                                 "t_dequeue": None, "queue_delay": None, "dropped": False}  # fmt: skip
+                    hops[key] = {
+                        "link": link["name"],
+                        "fid": fid,
+                        "uid": uid,
+                        "size": size,
+                        "t_enqueue": t,
+                        "t_dequeue": None,
+                        "queue_delay": None,
+                        "dropped": False,
+                    }
                 elif event == "-" and key in hops:
                     hops[key].update(t_dequeue=t, queue_delay=t - hops[key]["t_enqueue"])
                 elif event == "d" and key in hops:
                     hops[key]["dropped"] = True
-    journeys = sorted(({k: v for k, v in j.items() if k != "flow"} for j in journeys.values()),
-                      key=lambda j: (j["t_enter"], j["uid"]))  # fmt: skip
+    journeys = sorted(
+        ({k: v for k, v in j.items() if k != "flow"} for j in journeys.values()), key=lambda j: (j["t_enter"], j["uid"])
+    )
     hops = sorted(hops.values(), key=lambda h: (h["t_enqueue"], h["link"], h["uid"]))
     return journeys, hops, sums
 

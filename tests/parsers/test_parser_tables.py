@@ -165,16 +165,24 @@ def test_parse_run_writes_every_table_with_metadata(run_dir, tmp_path):
 def test_cli_with_context_override(run_dir, tmp_path):
     context = json.dumps({**CONTEXT, "run_key": "other", "labels": {"queue": "PI"}})
     out = tmp_path / "cli"
-    subprocess.run([sys.executable, "-m", "parsers", str(run_dir), "--out", str(out), "--context", context],
-                   cwd=REPO, check=True, capture_output=True)  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "parsers", str(run_dir), "--out", str(out), "--context", context],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+    )
     table = pq.read_table(out / "journeys.parquet")
     assert set(table["run_key"].to_pylist()) == {"other"} and set(table["queue"].to_pylist()) == {"PI"}
     assert "variant" not in table.column_names
 
 
 def test_cli_reports_a_missing_file(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "parsers", str(tmp_path), "--out", str(tmp_path / "o")],
-                          cwd=REPO, capture_output=True, text=True)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "parsers", str(tmp_path), "--out", str(tmp_path / "o")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2 and "missing" in proc.stderr
 
 

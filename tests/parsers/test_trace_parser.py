@@ -178,9 +178,19 @@ def test_line_aligned_ranges_cover_the_file_on_line_starts(trace):
 def test_trace_columns_are_typed(trace):
     (batch,) = read_trace(trace)
     assert [str(t) for t in batch.schema.types] == [
-        "fixed_size_binary[1]", "double", "int32", "int32", "string", "int32", "string", "int32", "string", "string",
-        "int64", "int64",
-    ]  # fmt: skip
+        "fixed_size_binary[1]",
+        "double",
+        "int32",
+        "int32",
+        "string",
+        "int32",
+        "string",
+        "int32",
+        "string",
+        "string",
+        "int64",
+        "int64",
+    ]
     assert batch.num_rows == len(TRACE.splitlines())
     assert batch["flags"][31].as_py() == "C------" and batch["src"][0].as_py() == "2.0"
 

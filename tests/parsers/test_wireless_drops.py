@@ -92,8 +92,12 @@ def wireless_run(tmp_path):
     """A wireless run's outputs as the driver leaves them: no packets.tr, an empty queue monitor, drops.tr."""
     run = tmp_path / "runs" / "abc123"
     run.mkdir(parents=True)
-    params = {"schema": "ns2-repro/run-params/2", "seed": 3, "topology": {"kind": "wireless"},
-              "monitors": {"queue_sample_interval": 1.0, "packet_trace": False}}  # fmt: skip
+    params = {
+        "schema": "ns2-repro/run-params/2",
+        "seed": 3,
+        "topology": {"kind": "wireless"},
+        "monitors": {"queue_sample_interval": 1.0, "packet_trace": False},
+    }
     (run / "params.json").write_text(json.dumps(params))
     (run / "meta.json").write_text(json.dumps({"nodes": {"core": [], "sources": {}, "sinks": {}}, "links": []}))
     (run / "queue_monitor.tsv").write_text(QUEUE_HEADER)

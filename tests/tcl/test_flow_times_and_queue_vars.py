@@ -17,8 +17,11 @@ def read_vars(run_dir: Path) -> list[tuple[str, str, float]]:
 
 def sent_after(run_dir: Path, fid: int, time: float) -> list[int]:
     """Sequence numbers of fid's data packets entering their entry link's queue after `time`."""
-    return [int(f[10]) for f in read_trace(run_dir) if f[0] == "+" and f[7] == str(fid) and float(f[1]) > time
-            and f[4] == "tcp"]  # fmt: skip
+    return [
+        int(f[10])
+        for f in read_trace(run_dir)
+        if f[0] == "+" and f[7] == str(fid) and float(f[1]) > time and f[4] == "tcp"
+    ]
 
 
 def test_a_stopped_flow_sends_no_new_data(koo_params, run_driver):

@@ -494,9 +494,14 @@ def test_flows_enter_and_leave_where_their_group_says(koo_params, run_driver):
     queues = meta["knobs"]["core_queues"]
     assert [q["class"] for q in queues] == ["Queue/RED", "Queue/DropTail", "Queue/DropTail"]
     assert queues[0]["values"]["thresh_"] == "10" and meta["knobs"]["core_queue"] == queues[0]
-    tcp_fids = {link: {f[7] for f in read_trace(run_dir) if f[0] == "r" and f[4] == "tcp"
-                       and (f[2], f[3]) == (str(links[link]["from"]), str(links[link]["to"]))}
-                for link in ("core0", "core2")}  # fmt: skip
+    tcp_fids = {
+        link: {
+            f[7]
+            for f in read_trace(run_dir)
+            if f[0] == "r" and f[4] == "tcp" and (f[2], f[3]) == (str(links[link]["from"]), str(links[link]["to"]))
+        }
+        for link in ("core0", "core2")
+    }
     assert tcp_fids == {"core0": {"1"}, "core2": {"1", "2", "3"}}
 
 
@@ -523,11 +528,17 @@ def http_params(koo_params, bound="resample") -> dict:
     params = koo_params("DropTail", duration=20.0)
     params["flows"] = params["flows"][:1]
     for fid in (2, 3):
-        params["flows"].append({
-            "fid": fid, "kind": "http", "start": 0.1 * fid, "group": "web",
-            "agent": {"class": "Agent/TCP/Newreno", "knobs": {"packetSize_": 1000, "windowInit_": 1}},
-            "sink": {"class": "Agent/TCPSink", "knobs": {}}, "http": {**HTTP, "bound": bound},
-        })  # fmt: skip
+        params["flows"].append(
+            {
+                "fid": fid,
+                "kind": "http",
+                "start": 0.1 * fid,
+                "group": "web",
+                "agent": {"class": "Agent/TCP/Newreno", "knobs": {"packetSize_": 1000, "windowInit_": 1}},
+                "sink": {"class": "Agent/TCPSink", "knobs": {}},
+                "http": {**HTTP, "bound": bound},
+            }
+        )
     return params
 
 

@@ -290,8 +290,16 @@ def refused(result: subprocess.CompletedProcess, run_dir: Path, line: str) -> No
     assert sorted(p.name for p in run_dir.iterdir()) == ["params.json"]
 
 
-BAD_IDS = ["routing-dsr", "ifq-not-a-priqueue", "move-onto-the-border", "start-outside-the-grid", "enter-on-wireless",
-           "source-is-sink", "sink-node-missing", "packet-trace"]  # fmt: skip
+BAD_IDS = [
+    "routing-dsr",
+    "ifq-not-a-priqueue",
+    "move-onto-the-border",
+    "start-outside-the-grid",
+    "enter-on-wireless",
+    "source-is-sink",
+    "sink-node-missing",
+    "packet-trace",
+]
 
 
 @pytest.mark.parametrize(("path", "value", "line"), BAD, ids=BAD_IDS)

@@ -9,35 +9,39 @@ from pathlib import Path
 
 import pytest
 
-from experiments import config, matrix, simulate
+from experiments.config.load import load
+from experiments.planning.expansion import Run, expand
+from experiments.simulate.batch import batch_record, run_batch
+from experiments.simulate.execute import execute
+from experiments.simulate.toolchain import Toolchain, key_of
+from experiments.store import layout as layout_mod
+from experiments.store.records import failed_entries
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def tools(ns_binary):
-    return simulate.Toolchain(
-        ns=ns_binary, manifest=ns_binary.parent / "manifest.json", driver=REPO / "tcl" / "driver.tcl"
-    )
+    return Toolchain(ns=ns_binary, manifest=ns_binary.parent / "manifest.json", driver=REPO / "tcl" / "driver.tcl")
 
 
 def two_runs():
-    doc = config.load(REPO / "tests" / "configs" / "minimal.yaml")
+    doc = load(REPO / "tests" / "configs" / "minimal.yaml")
     exp = doc["experiments"]["tiny"]
     exp["matrix"]["product"] = {}
-    good = matrix.expand(doc)[0]
+    good = expand(doc)[0]
     bad_params = {**good.params, "core_queue": {"class": "Queue/RED", "knobs": {"thresh": 5}}}  # not a RED knob
-    bad = matrix.Run(good.paper, good.experiment, {"case": "bad"}, good.seed, bad_params)
+    bad = Run(good.paper, good.experiment, {"case": "bad"}, good.seed, bad_params)
     return good, bad
 
 
 def test_failed_run(tools, tmp_path):
     good, bad = two_runs()
     lines = []
-    outcomes = simulate.run_batch([bad, good], tmp_path, tools, progress=lines.append)
+    outcomes = run_batch([bad, good], tmp_path, tools, progress=lines.append)
     assert [o.status for o in outcomes] == ["failed", "ran"]
     failed = outcomes[0]
-    runs_dir = simulate.runs_dir(tmp_path)
+    runs_dir = layout_mod.runs_dir(tmp_path)
     assert not (runs_dir / failed.key).exists(), "no partial run directory"
     assert failed.directory == runs_dir / f"{failed.key}.failed"
     assert "thresh" in (failed.directory / "stderr.txt").read_text()
@@ -46,11 +50,11 @@ def test_failed_run(tools, tmp_path):
     again = subprocess.run(rerun, shell=True, capture_output=True, text=True)  # the command reproduces the error
     assert again.returncode == 3 and "thresh" in again.stderr
     assert (outcomes[1].directory / "params.json").is_file()
-    record = simulate.batch_record(outcomes)  # the batch job's record lists it, with its message and command
+    record = batch_record(outcomes)  # the batch job's record lists it, with its message and command
     assert [e["status"] for e in record["runs"]] == ["failed", "ran"]
-    assert simulate.failed_entries(record)[0]["rerun"] == rerun and "thresh" in record["runs"][0]["message"]
+    assert failed_entries(record)[0]["rerun"] == rerun and "thresh" in record["runs"][0]["message"]
     # a rerun of the batch reuses the good run and retries the failed one
-    second = simulate.run_batch([bad, good], tmp_path, tools, progress=lines.append)
+    second = run_batch([bad, good], tmp_path, tools, progress=lines.append)
     assert [o.status for o in second] == ["failed", "cached"]
     assert not list(runs_dir.glob(".*.tmp-*")), "no temporary directory left behind"
 
@@ -73,11 +77,11 @@ def fake_tools(tmp_path):
     ns.chmod(0o755)
     manifest = tmp_path / "manifest.json"
     manifest.write_text('{"binary": {"sha256": "fake"}}\n')
-    return simulate.Toolchain(ns=ns, manifest=manifest, driver=REPO / "tcl" / "driver.tcl"), state
+    return Toolchain(ns=ns, manifest=manifest, driver=REPO / "tcl" / "driver.tcl"), state
 
 
-def one_run() -> matrix.Run:
-    return matrix.Run("p", "e", {"case": "one"}, 1, {"seed": 1, "duration": 1.0})
+def one_run() -> Run:
+    return Run("p", "e", {"case": "one"}, 1, {"seed": 1, "duration": 1.0})
 
 
 def test_success_after_a_failure_removes_the_stale_failed_dir(fake_tools, tmp_path):
@@ -85,38 +89,38 @@ def test_success_after_a_failure_removes_the_stale_failed_dir(fake_tools, tmp_pa
     (state / "fail").touch()
     results = tmp_path / "results"
     run = one_run()
-    key = simulate.key_of(run, tools)
-    first = simulate.execute(run, key, results, tools)
+    key = key_of(run, tools)
+    first = execute(run, key, results, tools)
     assert first.status == "failed" and first.directory.name == f"{key}.failed"
     assert "no knob thresh" in (first.directory / "stderr.txt").read_text()
     (state / "fail").unlink()  # the cause is fixed (say, a flaky disk), the same key runs again
-    second = simulate.execute(run, key, results, tools)
+    second = execute(run, key, results, tools)
     assert second.status == "ran" and (second.directory / "meta.json").is_file()
-    assert sorted(p.name for p in simulate.runs_dir(results).iterdir()) == [key], "no stale .failed beside it"
+    assert sorted(p.name for p in layout_mod.runs_dir(results).iterdir()) == [key], "no stale .failed beside it"
 
 
 def test_a_complete_run_found_cached_also_clears_a_stale_failed_dir(fake_tools, tmp_path):
     tools, _ = fake_tools
     results, run = tmp_path / "results", one_run()
-    key = simulate.key_of(run, tools)
-    assert simulate.execute(run, key, results, tools).status == "ran"
-    stale = simulate.runs_dir(results) / f"{key}.failed"  # as left by an older version of this module
+    key = key_of(run, tools)
+    assert execute(run, key, results, tools).status == "ran"
+    stale = layout_mod.runs_dir(results) / f"{key}.failed"  # as left by an older version of this module
     stale.mkdir()
-    assert simulate.execute(run, key, results, tools).status == "cached"
+    assert execute(run, key, results, tools).status == "cached"
     assert not stale.exists()
 
 
 def test_a_parser_that_throws_fails_the_run(fake_tools, tmp_path):
     tools, _ = fake_tools
     results, run = tmp_path / "results", one_run()
-    key = simulate.key_of(run, tools)
+    key = key_of(run, tools)
 
     def after(run, key, directory):
         assert (directory / "packets.tr").is_file()  # ns succeeded: the parser sees the raw outputs
         raise ValueError(f"{directory}/packets.tr: line 7: expected 12 fields\nsecond line of the message")
 
-    outcome = simulate.execute(run, key, results, tools, after)
-    runs = simulate.runs_dir(results)
+    outcome = execute(run, key, results, tools, after)
+    runs = layout_mod.runs_dir(results)
     assert outcome.status == "failed" and outcome.directory == runs / f"{key}.failed"
     assert not (runs / key).exists(), "no run directory for a run whose parsing failed"
     assert not list(runs.glob(".*.tmp-*")), "no temporary directory left behind"
@@ -150,15 +154,15 @@ def test_one_key_in_two_concurrent_jobs_runs_once(tmp_path):
     ns.chmod(0o755)
     manifest = tmp_path / "manifest.json"
     manifest.write_text('{"binary": {"sha256": "fake"}}\n')
-    tools = simulate.Toolchain(ns=ns, manifest=manifest, driver=REPO / "tcl" / "driver.tcl")
+    tools = Toolchain(ns=ns, manifest=manifest, driver=REPO / "tcl" / "driver.tcl")
     results, run = tmp_path / "results", one_run()
-    key = simulate.key_of(run, tools)
+    key = key_of(run, tools)
     with ThreadPoolExecutor(max_workers=2) as pool:
-        outcomes = list(pool.map(lambda _: simulate.execute(run, key, results, tools), range(2)))
+        outcomes = list(pool.map(lambda _: execute(run, key, results, tools), range(2)))
     assert sorted(o.status for o in outcomes) == ["cached", "ran"]
     assert (state / "invocations").read_text() == "x\n", "ns ran once"
-    assert sorted(p.name for p in simulate.runs_dir(results).iterdir()) == [key]
-    assert (simulate.runs_dir(results) / key).stat().st_mode & 0o777 == 0o755
+    assert sorted(p.name for p in layout_mod.runs_dir(results).iterdir()) == [key]
+    assert (layout_mod.runs_dir(results) / key).stat().st_mode & 0o777 == 0o755
 
 
 # ns crashing half-way in the run of seed 1: some raw output written, then SIGSEGV (as a null pointer in a
@@ -179,15 +183,15 @@ def test_a_crash_of_ns_fails_that_run_only_and_names_the_signal(fake_tools, tmp_
     crashing = tmp_path / "crashing-ns"
     crashing.write_text(CRASHING_NS)
     crashing.chmod(0o755)
-    crash_tools = simulate.Toolchain(ns=crashing, manifest=tools.manifest, driver=tools.driver)
+    crash_tools = Toolchain(ns=crashing, manifest=tools.manifest, driver=tools.driver)
     results = tmp_path / "results"
-    crash, fine = one_run(), matrix.Run("p", "e", {"case": "two"}, 2, {"seed": 2, "duration": 1.0})
-    outcome, other = simulate.run_batch([crash, fine], results, crash_tools, progress=lambda _: None)
+    crash, fine = one_run(), Run("p", "e", {"case": "two"}, 2, {"seed": 2, "duration": 1.0})
+    outcome, other = run_batch([crash, fine], results, crash_tools, progress=lambda _: None)
     assert (outcome.status, other.status) == ("failed", "ran"), "the batch's other run finishes beside it"
     assert (other.directory / "params.json").is_file()
     assert "ns was killed by signal 11 (SIGSEGV)" in outcome.message
     assert "about to crash" in outcome.message, "the stderr tail is in the message"
-    runs = simulate.runs_dir(results)
+    runs = layout_mod.runs_dir(results)
     assert not (runs / outcome.key).exists(), "the half-written outputs are not a run"
     assert not (outcome.directory / "packets.tr").exists()
     assert (outcome.directory / "rerun.sh").read_text().splitlines()[-1].startswith(str(crashing))
@@ -198,11 +202,11 @@ def test_a_killed_run_s_temporary_directory_goes_when_its_key_runs_again(fake_to
     holds the key's lock, removes it. Another key's temporary directory is not touched."""
     tools, _ = fake_tools
     results, run = tmp_path / "results", one_run()
-    key = simulate.key_of(run, tools)
-    runs = simulate.runs_dir(results)
+    key = key_of(run, tools)
+    runs = layout_mod.runs_dir(results)
     runs.mkdir(parents=True)
     (runs / f".{key}.tmp-abc123").mkdir()
     (runs / f".{key}.tmp-abc123" / "packets.tr").write_text("+ 0.1 2 0 tcp 10")
     (runs / ".otherkey.tmp-def456").mkdir()
-    assert simulate.execute(run, key, results, tools).status == "ran"
+    assert execute(run, key, results, tools).status == "ran"
     assert sorted(p.name for p in runs.iterdir()) == [".otherkey.tmp-def456", key]

@@ -20,7 +20,7 @@ import pytest
 import yaml
 from test_unshipped_sweep import SWEEP
 
-from experiments import workflow
+from experiments.workflow.plan import Plan
 
 REPO = Path(__file__).resolve().parents[2]
 LINKED = ("Snakefile", "workflows", "experiments", "parsers", "figures", "tcl", "profiles", "ns2-patches")
@@ -56,21 +56,41 @@ def checkout(tmp_path_factory, ns_binary) -> tuple[Path, Path]:
 def sweep(path: Path) -> Path:
     doc = yaml.safe_load(SWEEP)
     doc["experiments"]["flows"]["seeds"] = {"count": 1}
-    doc["claims"].append({  # a claim per number of flows: PI's is judged from PI's runs alone
-        "id": "pi_delay_per_flows", "kind": "value", "source": "this test", "experiment": "flows",
-        "metric": "bottleneck_queue_delay_ms_mean", "where": {"queue": "PI"}, "combine": "each",
-        "expected": 100, "pass": {"rel": 0.1}, "drift": {"rel": 0.3},
-    })  # fmt: skip
+    doc["claims"].append(
+        {  # a claim per number of flows: PI's is judged from PI's runs alone
+            "id": "pi_delay_per_flows",
+            "kind": "value",
+            "source": "this test",
+            "experiment": "flows",
+            "metric": "bottleneck_queue_delay_ms_mean",
+            "where": {"queue": "PI"},
+            "combine": "each",
+            "expected": 100,
+            "pass": {"rel": 0.1},
+            "drift": {"rel": 0.3},
+        }
+    )
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
     return path
 
 
 def snakemake(work: Path, sweep_file: Path, results: Path, *extra: str) -> subprocess.CompletedProcess:
     cmd = [
-        sys.executable, "-m", "snakemake", "--profile", "profiles/smoke", "--cores", "2",
-        "--config", f"experiment_files={sweep_file}", f"results={results}", "batch_size=1", *extra,
-        "--", "reproduce-all",
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--profile",
+        "profiles/smoke",
+        "--cores",
+        "2",
+        "--config",
+        f"experiment_files={sweep_file}",
+        f"results={results}",
+        "batch_size=1",
+        *extra,
+        "--",
+        "reproduce-all",
+    ]
     return subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=1200)
 
 
@@ -148,7 +168,7 @@ def test_batch_retry_changes_exactly_when_a_retry_is_due(tmp_path):
         def records(self, results, paper, experiment, reading):
             return [str(tmp_path / "0.json")]
 
-    retry = lambda: workflow.Plan.batch_retry(OnePlan(), tmp_path, "p", "e", 0)  # noqa: E731
+    retry = lambda: Plan.batch_retry(OnePlan(), tmp_path, "p", "e", 0)  # noqa: E731
     record = tmp_path / "0.json"
     assert retry() == ""
     failed = {"runs": [{"key": "k", "seed": 1, "status": "failed", "directory": "d", "message": "m", "rerun": "r"}]}

@@ -8,8 +8,13 @@ import pandas as pd
 from figures import generic
 from figures.common import ExperimentData
 
-ARTIFACT = {"id": "delay_vs_flows", "experiment": "flows", "metric": "bottleneck_queue_delay_ms_mean",
-            "x": "flows_n", "hue": "queue"}  # fmt: skip
+ARTIFACT = {
+    "id": "delay_vs_flows",
+    "experiment": "flows",
+    "metric": "bottleneck_queue_delay_ms_mean",
+    "x": "flows_n",
+    "hue": "queue",
+}
 
 
 def sweep_data() -> ExperimentData:
@@ -19,9 +24,19 @@ def sweep_data() -> ExperimentData:
         for flows_n in (2, 4, 8):
             for seed in range(1, 6):
                 value = 10.0 * (q + 1) + flows_n + ((seed * 7919 + flows_n * 31) % 11) / 3
-                rows.append({"paper": "red_pi_flows", "experiment": "flows", "queue": queue, "flows_n": flows_n,
-                             "seed": seed, "run_key": f"{queue}-{flows_n}-{seed}", "scope": "all",
-                             "metric": ARTIFACT["metric"], "value": value})  # fmt: skip
+                rows.append(
+                    {
+                        "paper": "red_pi_flows",
+                        "experiment": "flows",
+                        "queue": queue,
+                        "flows_n": flows_n,
+                        "seed": seed,
+                        "run_key": f"{queue}-{flows_n}-{seed}",
+                        "scope": "all",
+                        "metric": ARTIFACT["metric"],
+                        "value": value,
+                    }
+                )
     series = pd.DataFrame(columns=["scope", "metric", "t", "value"])
     return ExperimentData(pd.DataFrame(rows), series, ["queue", "flows_n"], {"queue": ["RED", "PI"]})
 

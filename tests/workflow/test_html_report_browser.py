@@ -17,14 +17,19 @@ import pytest
 import yaml
 from test_failed_runs_reported import LINKED, sweep
 
-from experiments import report_check
-from experiments.report_check import CHROMIUM, VIEWPORT, files_of
+from experiments.report import browser_check as report_check
+from experiments.report.browser_check import CHROMIUM, VIEWPORT, files_of
 
 REPO = Path(__file__).resolve().parents[2]
 # An open choice with one alternative, so that sensitivity-all has a reading to run (RED's cells only: 3 runs).
-CHOICE = {"id": "red_weight", "what": "RED's queue weight", "choice": "0.002", "why": "the sweep's own",
-          "path": "queues.RED.knobs.q_weight_",
-          "alternatives": [{"label": "fast", "value": 0.02, "why": "a faster average"}]}  # fmt: skip
+CHOICE = {
+    "id": "red_weight",
+    "what": "RED's queue weight",
+    "choice": "0.002",
+    "why": "the sweep's own",
+    "path": "queues.RED.knobs.q_weight_",
+    "alternatives": [{"label": "fast", "value": 0.02, "why": "a faster average"}],
+}
 
 
 @pytest.fixture(scope="module")
@@ -76,8 +81,20 @@ def sweep_run(tmp_path_factory, ns_binary) -> tuple[Path, Path, dict]:
 
 
 def snakemake(work: Path, sweep_file: Path, results: Path, target: str) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "snakemake", "--profile", "profiles/smoke", "--cores", "2",
-           "--config", f"experiment_files={sweep_file}", f"results={results}", "--", target]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--profile",
+        "profiles/smoke",
+        "--cores",
+        "2",
+        "--config",
+        f"experiment_files={sweep_file}",
+        f"results={results}",
+        "--",
+        target,
+    ]
     return subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=1200)
 
 

@@ -41,10 +41,22 @@ OUTCOME = re.compile(r"key=([0-9a-f]+): (ran|cached|failed)")
 def command(sweep: Path, results: Path) -> list[str]:
     """One run per batch job, one job at a time: a kill finds some runs done and some not."""
     return [
-        sys.executable, "-m", "snakemake", "--profile", "profiles/smoke", "--cores", "1",
-        "--config", f"experiment_files={sweep}", f"results={results}", "batch_size=1", "smoke_duration=300",
-        "--", str(results / "REPORT.md"), str(results / "interrupted" / "flows" / "metrics.parquet"),
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--profile",
+        "profiles/smoke",
+        "--cores",
+        "1",
+        "--config",
+        f"experiment_files={sweep}",
+        f"results={results}",
+        "batch_size=1",
+        "smoke_duration=300",
+        "--",
+        str(results / "REPORT.md"),
+        str(results / "interrupted" / "flows" / "metrics.parquet"),
+    ]
 
 
 def complete_runs(results: Path) -> set[str]:
@@ -144,11 +156,28 @@ def test_a_stamp_left_from_before_does_not_hide_a_missing_results_folder(sweep, 
 
     def reproduce_all(results: Path, *options: str) -> subprocess.CompletedProcess:
         return subprocess.run(
-            [sys.executable, "-m", "snakemake", *options, "--profile", "profiles/smoke", "--cores", "1",
-             "--config", f"experiment_files={sweep}", f"results={results}", "batch_size=1", "smoke_duration=300",
-             "--", "reproduce-all"],
-            cwd=REPO, capture_output=True, text=True, timeout=600,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "snakemake",
+                *options,
+                "--profile",
+                "profiles/smoke",
+                "--cores",
+                "1",
+                "--config",
+                f"experiment_files={sweep}",
+                f"results={results}",
+                "batch_size=1",
+                "smoke_duration=300",
+                "--",
+                "reproduce-all",
+            ],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
 
     results = tmp_path / "results"
     shutil.copytree(sweep.parent / "uninterrupted", results)
@@ -216,7 +245,7 @@ def test_another_seed_gives_other_runs(sweep, uninterrupted, tmp_path):
                     params["seed"],
                     name.removesuffix("/params.json"),
                 )
-        return cells  # fmt: skip
+        return cells
 
     first, second = runs_by_cell(uninterrupted), runs_by_cell(seed2)
     assert first.keys() == second.keys() and len(first) == RUNS, "the same cells, apart from the seed"

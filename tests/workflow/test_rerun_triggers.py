@@ -48,9 +48,22 @@ claims:
 
 def command(sweep: Path, results: Path, *extra: str) -> list[str]:
     targets = [results / "trigger_sweep" / "figures" / f"{f}.png" for f in ("util", "drops")] + [results / "REPORT.md"]
-    return [sys.executable, "-m", "snakemake", "--profile", "profiles/smoke", "--cores", "2", *extra,
-            "--config", f"experiment_files={sweep}", f"results={results}", "batch_size=2",
-            "--", *map(str, targets)]  # fmt: skip
+    return [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--profile",
+        "profiles/smoke",
+        "--cores",
+        "2",
+        *extra,
+        "--config",
+        f"experiment_files={sweep}",
+        f"results={results}",
+        "batch_size=2",
+        "--",
+        *map(str, targets),
+    ]
 
 
 def scheduled(sweep: Path, results: Path) -> dict[str, int]:
@@ -127,8 +140,11 @@ def test_renaming_the_paper_and_experiment_re_simulates_nothing(workspace):
     records, every run found under its key."""
     _, results = workspace
     moved = edited(workspace, "paper: trigger_sweep", "paper: moved_sweep", "moved.yaml")
-    moved.write_text(moved.read_text().replace("  flows:\n    scenario", "  renamed:\n    scenario")
-                     .replace("experiment: flows", "experiment: renamed"))  # fmt: skip
+    moved.write_text(
+        moved.read_text()
+        .replace("  flows:\n    scenario", "  renamed:\n    scenario")
+        .replace("experiment: flows", "experiment: renamed")
+    )
     targets = [str(results / "moved_sweep" / "renamed" / "metrics.parquet")]
     cmd = [*command(moved, results)[:-3], *targets]
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=900)

@@ -1,4 +1,4 @@
-"""experiments.results_lock on its own: one holder per results folder, named to the second; dropped when the
+"""experiments.store.lock on its own: one holder per results folder, named to the second; dropped when the
 holder goes (as the kernel does for a killed process); other folders are independent."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from experiments import results_lock
+from experiments.store import lock as results_lock
+from experiments.store.layout import WORKFLOW_LOCK
 
 
 def test_one_holder_per_folder_and_the_second_is_told_who(tmp_path):
@@ -23,6 +24,6 @@ def test_one_holder_per_folder_and_the_second_is_told_who(tmp_path):
     other = results_lock.hold(tmp_path / "other")  # another folder is not held
     first.close()  # what the kernel does when the holder dies, kill -9 included
     again = results_lock.hold(tmp_path / "results")
-    assert (tmp_path / "results" / results_lock.LOCK_NAME).read_text().startswith(f"pid {os.getpid()},")
+    assert (tmp_path / "results" / WORKFLOW_LOCK).read_text().startswith(f"pid {os.getpid()},")
     again.close()
     other.close()

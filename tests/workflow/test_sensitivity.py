@@ -11,6 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from experiments.common.markdown import row_cells
+
 REPO = Path(__file__).resolve().parents[2]
 
 # Four FTP flows fill a 1 Mb/s bottleneck: with the chosen 40-packet DropTail buffer the
@@ -75,11 +77,22 @@ def sensitivity_run(tmp_path_factory) -> Path:
     sweep.write_text(SWEEP)
     results = base / "results"
     cmd = [
-        sys.executable, "-m", "snakemake", "--profile", "profiles/smoke", "--cores", "2",
-        "--config", f"experiment_files={sweep}", f"results={results}",
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--profile",
+        "profiles/smoke",
+        "--cores",
+        "2",
+        "--config",
+        f"experiment_files={sweep}",
+        f"results={results}",
         # the files sensitivity-all stamps, not the stamp itself: it lives in the repository's folder
-        "--", str(results / "SENSITIVITY.md"), str(results / "sensitivity.parquet"), str(results / "REPORT.md"),
-    ]  # fmt: skip
+        "--",
+        str(results / "SENSITIVITY.md"),
+        str(results / "sensitivity.parquet"),
+        str(results / "REPORT.md"),
+    ]
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=1200)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return results
@@ -98,8 +111,8 @@ def test_an_alternative_flips_a_verdict_and_the_summary_lists_it(sensitivity_run
     assert "link_busy" not in set(table["claim"]), "only reproduction claims are in the sensitivity table"
 
     text = (sensitivity_run / "SENSITIVITY.md").read_text()
-    row = next(line for line in text.splitlines() if line.startswith("| queue_grows_past_10 |"))
-    assert row.endswith("| buffer=6, buffer=6+edge_delay=2ms |"), row
+    row = next(row_cells(line) for line in text.splitlines() if line.startswith("| queue_grows_past_10 "))
+    assert row[-1] == "buffer=6, buffer=6+edge_delay=2ms", row
     assert "**Depends on the reading** (1): `queue_grows_past_10`: holds under baseline, edge_delay=2ms" in text
     assert "**Holds under every reading tried** (1): `queue_never_above_100`" in text
     assert "`queue_grows_past_10` blames buffer: confirmed, the verdict changes under buffer=6" in text
@@ -133,10 +146,15 @@ def test_the_report_judges_one_verdict_per_claim_by_class(sensitivity_run):
 
 def test_a_reading_with_nothing_to_measure_confirms_no_suspect():
     """A suspect's reading under which the claim is missing (e.g. no loss at all) is not a changed verdict."""
-    from experiments.sensitivity import _hypothesis
+    from experiments.report.sensitivity_markdown import _hypothesis
 
-    rows = pd.DataFrame({"reading": ["baseline", "buffer=big", "tp=rtt"], "verdict": ["fail", "missing", "fail"],
-                         "choices": ["", "buffer=big", "tp=rtt"]})  # fmt: skip
+    rows = pd.DataFrame(
+        {
+            "reading": ["baseline", "buffer=big", "tp=rtt"],
+            "verdict": ["fail", "missing", "fail"],
+            "choices": ["", "buffer=big", "tp=rtt"],
+        }
+    )
     line = _hypothesis("c", ["buffer", "tp"], rows, ["buffer=big"])
     assert "not confirmed by buffer, tp" in line and "missing) under buffer=big" in line
     rows.loc[2, "verdict"] = "pass"

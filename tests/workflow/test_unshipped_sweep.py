@@ -66,10 +66,20 @@ def sweep_command(sweep: Path, results: Path, *config: str) -> list[str]:
         results / "REPORT.md",
     ]
     return [
-        sys.executable, "-m", "snakemake", "--profile", "profiles/smoke", "--cores", "2",
-        "--config", f"experiment_files={sweep}", f"results={results}", *config,
-        "--", *map(str, targets),
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--profile",
+        "profiles/smoke",
+        "--cores",
+        "2",
+        "--config",
+        f"experiment_files={sweep}",
+        f"results={results}",
+        *config,
+        "--",
+        *map(str, targets),
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -123,8 +133,9 @@ def test_sweep_split_over_batches_aggregates_every_run_once(sweep_file, one_batc
     tables hold each run exactly once, with the metrics of the one-batch run."""
     one, _ = one_batch
     split = sweep_file.parent / "results-split"
-    proc = subprocess.run(sweep_command(sweep_file, split, "batch_size=2"), cwd=REPO, capture_output=True,
-                          text=True, timeout=1200)  # fmt: skip
+    proc = subprocess.run(
+        sweep_command(sweep_file, split, "batch_size=2"), cwd=REPO, capture_output=True, text=True, timeout=1200
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     flows = Path("red_pi_flows") / "flows"
     records = sorted((split / flows / "batches").iterdir())

@@ -1,0 +1,162 @@
+"""The workflow's settings (a profile's config, or --config) and the cut a profile makes of an experiment file:
+the default profile's default_levels, the paper profile's replication counts, the smoke profile's one seed,
+short runs and smoke_levels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import jsonschema
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
+from experiments.config.axes import label_text, level_labels
+from experiments.config.errors import ConfigError
+from experiments.config.load import load as load_file
+from experiments.config.schema import describe_error, key_path
+
+# The settings' schema: every key, its type, default and meaning (snakemake.utils.validate reads it).
+SETTINGS_SCHEMA = Path(__file__).resolve().parents[2] / "workflows" / "schemas" / "settings.schema.yaml"
+TRUE = {True, "1", "true", "True", "yes", "on"}  # the schema's spellings of a yes (`--config` gives text)
+REPLICATIONS = ("file", "paper")  # the schema's values of `replications`
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The workflow's settings (workflows/schemas/settings.schema.yaml says what each means)."""
+
+    experiment_files: tuple[str, ...]
+    results: Path
+    batch_size: int
+    smoke: bool
+    smoke_duration: float
+    keep_raw: bool
+    profile_name: str
+    parse: bool
+    replications: str = "file"
+    reading_cells: str = "all"
+
+    @classmethod
+    def from_config(cls, cfg: dict) -> Settings:
+        """Settings from Snakemake's config (a profile's settings file, `--config key=value`), checked against the
+        schema, which also fills in the defaults: ConfigError (one line) for a key or value it does not allow."""
+        cfg = dict(cfg)
+        try:
+            validate(cfg, str(SETTINGS_SCHEMA))
+        except WorkflowError as err:  # raised while handling the schema's ValidationError: its context
+            cause = err.__context__
+            raise ConfigError(f"workflow config: {setting_error(cause) if cause else err}") from None
+        files = cfg.get("experiment_files") or sorted(str(p) for p in Path("configs").glob("*.yaml"))
+        return cls(
+            experiment_files=(files,) if isinstance(files, str) else tuple(files),
+            results=Path(cfg["results"]),
+            batch_size=cfg["batch_size"],
+            smoke=cfg["smoke"] in TRUE,
+            smoke_duration=float(cfg["smoke_duration"]),
+            keep_raw=cfg["keep_raw"] in TRUE,
+            profile_name=cfg["profile_name"],
+            parse=cfg["parse"] in TRUE,
+            replications=cfg["replications"],
+            reading_cells=cfg["reading_cells"],
+        )
+
+
+def setting_error(error: jsonschema.ValidationError) -> str:
+    """One line naming the setting and what it allows."""
+    if error.validator == "oneOf":  # the schema's yes_no
+        return f"{key_path(error.absolute_path)}={error.instance!r} is not a yes/no value; use true or false"
+    return describe_error(error)
+
+
+def load(path: str | Path, settings: Settings) -> dict:
+    """The validated experiment file, cut as the settings' profile asks (`cut`)."""
+    return cut(load_file(path), settings)
+
+
+def cut(doc: dict, settings: Settings) -> dict:
+    """A loaded experiment file (config.load's result) cut as the profile asks, in place: the default profile's
+    default_levels or the paper profile's seeds.paper, and on the smoke profile one seed, runs of at most
+    smoke_duration seconds and smoke_levels. Returns it."""
+    if settings.replications == "paper":
+        for exp in doc["experiments"].values():
+            exp["seeds"]["count"] = exp["seeds"].get("paper", exp["seeds"]["count"])
+    else:
+        for exp in doc["experiments"].values():
+            subset_matrix(exp["matrix"], "default_levels")
+    if settings.smoke:
+        factors = {}
+        for name, exp in doc["experiments"].items():
+            subset_matrix(exp["matrix"], "smoke_levels")
+            exp["seeds"]["count"] = 1
+            factors[name] = factor = min(1.0, settings.smoke_duration / exp["duration"])
+            exp["duration"] = min(exp["duration"], settings.smoke_duration)
+            exp["warmup"] = min(exp["warmup"], exp["duration"] / 2)
+            for group in exp["scenario"]["flows"].values():
+                group["start"] = smoke_start(group.get("start", 0), factor, exp["duration"])
+                if "stop" in group:  # the group's life shrinks with the run, as its start
+                    group["stop"] = group["stop"] * factor
+        smoke_choice_starts(doc, factors, settings.smoke_duration)
+        for figure in doc["figures"]:  # a window of the run shrinks with it (Fig. 3.6's 50-100 s of 100 s)
+            if "time_window" in figure:
+                factor = factors[figure["experiment"]]
+                figure["time_window"] = [round(t * factor, 9) for t in figure["time_window"]]
+    return doc
+
+
+def subset_matrix(matrix: dict, key: str) -> None:
+    """Keeps only the levels that the axes naming `key` (default_levels or smoke_levels) list, a zip group at the
+    same positions."""
+    for axis in matrix["product"].values():
+        if key in axis:
+            axis["levels"] = _levels_at(axis, _positions(axis, key))
+    for group in matrix["zip"]:
+        for spec in [s for s in group.values() if key in s]:
+            positions = _positions(spec, key)
+            for axis in group.values():
+                axis["levels"] = _levels_at(axis, positions)
+
+
+def _positions(axis: dict, key: str) -> list[int]:
+    wanted = {label_text(label) for label in axis[key]}
+    return [i for i, label in enumerate(level_labels(axis)) if label_text(label) in wanted]
+
+
+def _levels_at(axis: dict, positions: list[int]):
+    levels = axis["levels"]
+    if isinstance(levels, dict):
+        items = list(levels.items())
+        return dict(items[i] for i in positions)
+    return [levels[i] for i in positions]
+
+
+def smoke_choice_starts(doc: dict, factors: dict[str, float], duration: float) -> None:
+    """An alternative that sets a flow group's start (e.g. a later start window) is compressed like the scenario's
+    own, by the largest shortening among the experiments its choice names (all, if it names none)."""
+    for choice in doc["choices"]:
+        factor = min(factors[name] for name in choice.get("experiments", factors))
+        for alt in choice.get("alternatives", []):
+            if "value" in alt and _is_start(choice.get("path", "")):
+                alt["value"] = smoke_start(alt["value"], factor, duration)
+            for sets in [alt.get("set", {}), *(case["set"] for case in alt.get("cases", []))]:
+                for path in [p for p in sets if _is_start(p)]:
+                    sets[path] = smoke_start(sets[path], factor, duration)
+
+
+def _is_start(path: str) -> bool:
+    parts = path.split(".")
+    return len(parts) == 3 and parts[0] == "flows" and parts[2] == "start"
+
+
+def smoke_start(start, factor: float, duration: float):
+    """A flow group's start in a run the smoke profile shortened by `factor`: unchanged if every flow still starts
+    before the end, else compressed with the run (a window [0, 180) of a 300-s run becomes [0, 3) of 5 s). A
+    staggered start is always compressed when the run is shortened: how many flows it starts is an axis's to say."""
+    if isinstance(start, dict) and "first" in start:
+        scaled = {key: round(start[key] * factor, 9) for key in ("first", "every")}
+        return start if factor >= 1 else scaled
+    if isinstance(start, dict):
+        low, high = start["uniform"]
+        return start if high < duration else {"uniform": [low * factor, high * factor]}
+    return start if start < duration else start * factor

@@ -1,0 +1,274 @@
+"""What both reports say of a paper, computed once (`paper_data`): its claims judged, their notes filled, its
+experiments, its failed runs traced to what they would have fed; rendered as Markdown by report.markdown and as
+HTML by report.html.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from experiments.config.axes import axes_of
+from experiments.config.readings import reading_axes
+from experiments.store.tables import Measured, load_measured, read_failed
+from experiments.verdicts import verdict as verdict_mod
+from experiments.verdicts.claims import ClaimVerdict, claim_levels, judge_all
+from experiments.verdicts.notes import fill_note
+from experiments.verdicts.verdict import Verdict
+
+VERDICTS = verdict_mod.VERDICTS
+
+
+CLASSES = {
+    "reproduction": ("Reproduction claims", "The paper's evidence; the only class in the headline counts."),
+    "sanity": (
+        "Sanity checks",
+        "True by construction of our implementation, or an invariant: they test our build, not the paper.",
+    ),
+    "calibrated": (
+        "Calibrated values",
+        "A free parameter was fitted to these numbers: agreement here is by construction and never counts as evidence.",
+    ),
+    "not_comparable": ("Not comparable", "The paper's setting for these is unknown: shown, not judged as evidence."),
+    "diagnostic": (
+        "Diagnostics",
+        "Quantities we derive from the paper's own numbers to show a mechanism: judged, not counted, as they "
+        "restate claims counted above.",
+    ),
+}
+
+
+def metric_cell(verdict: Verdict) -> str:
+    """The metric, with the scope beside it unless it is `all`: `core_drops_per_s [group:http]`."""
+    return verdict.metric if verdict.scope == "all" else f"{verdict.metric} [{verdict.scope}]"
+
+
+def counts_text(counts: Counter) -> str:
+    return ", ".join(f"{counts[k]} {k}" for k in VERDICTS if counts[k]) or "none"
+
+
+@dataclass(frozen=True)
+class ClaimRow:
+    """A claim's verdict (one per cell for combine: each) as a row of either report's claim table."""
+
+    claim: str
+    source: str
+    cls: str
+    experiment: str
+    metric: str  # metric_cell: the metric, with its scope unless `all`
+    expected: str
+    measured: str  # mean ± 95 % CI half-width; of a claim over several cells, the deciding cell's, named
+    tolerance: str
+    seeds: int
+    cells: str  # the cell judged, or the combine rule and its cells' verdict counts
+    verdict: str
+    note: str  # the deciding cell's note, then the claim's own with its placeholders filled
+
+
+def claim_row(cv: ClaimVerdict, notes: dict[str, str]) -> ClaimRow:
+    d = cv.deciding
+    return ClaimRow(
+        claim=cv.claim,
+        source=d.source,
+        cls=cv.cls,
+        experiment=d.experiment,
+        metric=metric_cell(d),
+        expected=d.expected,
+        measured=d.measured if len(cv.cells) == 1 else f"{d.group}: {d.measured}",
+        tolerance=d.tolerance,
+        seeds=d.seeds,
+        cells=f"{cv.combine}: {cv.cell_counts}" if len(cv.cells) > 1 else d.group,
+        verdict=cv.verdict,
+        note="; ".join(n for n in (d.note, notes.get(cv.claim, "")) if n),
+    )
+
+
+def fed_by(doc: dict, experiment: str, run: pd.Series) -> tuple[list[str], list[str]]:
+    """The claims whose cells (`where` and reading levels) hold a run of `experiment`, and the figures and tables
+    drawn from the experiment (as data or as reference)."""
+    frame = run.to_frame().T
+    claims = [
+        c["id"]
+        for c in doc["claims"]
+        if c["experiment"] == experiment and not claim_levels(c, frame, reading_axes(doc, experiment)).empty
+    ]
+    artifacts = [
+        a["id"]
+        for kind in ("figures", "tables")
+        for a in doc[kind]
+        if experiment in (a["experiment"], a.get("reference"))
+    ]
+    return claims, artifacts
+
+
+@dataclass(frozen=True)
+class FailedRun:
+    """A failed run of a paper's experiment (aggregate: failed.parquet), with what it would have fed."""
+
+    experiment: str
+    cell: str  # its axis labels, e.g. "queue=PI flows_n=4"
+    seed: int
+    run_key: str
+    problem: str  # the first line of its message, after "failed: "
+    claims: list[str]
+    artifacts: list[str]  # the figures and tables drawn from its experiment
+    rerun: str
+    directory: str  # its <key>.failed/, which keeps ns's stderr
+
+
+def failed_of(doc: dict, results: Path) -> list[FailedRun]:
+    """The failed runs of a paper's experiments, each with its cell, what it would have fed and its rerun command."""
+    found = []
+    for exp in doc["experiments"]:
+        axes = list(axes_of(doc["experiments"][exp]))
+        for _, run in read_failed(results, doc["paper"], exp).iterrows():
+            claims, artifacts = fed_by(doc, exp, run)
+            found.append(
+                FailedRun(
+                    experiment=exp,
+                    cell=" ".join(f"{a}={run[a]}" for a in axes if a in run),
+                    seed=run["seed"],
+                    run_key=run["run_key"],
+                    problem=run["message"].splitlines()[0].split(" failed: ", 1)[-1],
+                    claims=claims,
+                    artifacts=artifacts,
+                    rerun=run["rerun"],
+                    directory=run["directory"],
+                )
+            )
+    return found
+
+
+@dataclass(frozen=True)
+class ExperimentSummary:
+    """An experiment of a paper as both reports describe it."""
+
+    name: str
+    runs: int  # runs measured (in its metrics table)
+    failed: int
+    axes: tuple[str, ...]
+    seeds: int  # seeds per cell under this profile
+    duration: float
+    warmup: float
+    judged: str  # the reading levels its claims are judged at ("variant=as_text"), if any
+
+    @property
+    def details(self) -> str:
+        return (
+            f"axes: {', '.join(self.axes) or 'none'}; seeds per cell: {self.seeds}; {self.duration:g} s "
+            f"simulated, {self.warmup:g} s warm-up excluded"
+        )
+
+
+@dataclass
+class PaperData:
+    """What both reports say of one paper, computed once: its claims judged (in the order of its file), their notes
+    filled from the runs, its experiments and its failed runs."""
+
+    doc: dict
+    verdicts: list[ClaimVerdict]
+    notes: dict[str, str]  # claim -> its note, placeholders filled
+    experiments: list[ExperimentSummary]
+    failed: list[FailedRun]
+
+    @property
+    def by_class(self) -> dict[str, list[ClaimVerdict]]:
+        by_class: dict[str, list[ClaimVerdict]] = {cls: [] for cls in CLASSES}
+        for cv in self.verdicts:
+            by_class[cv.cls].append(cv)
+        return by_class
+
+    @property
+    def counts(self) -> dict[str, Counter]:
+        """class -> its claims' verdict counts"""
+        return {cls: Counter(cv.verdict for cv in cvs) for cls, cvs in self.by_class.items()}
+
+    def drawn_without(self, artifact: dict) -> int:
+        """The failed runs of the experiments a figure or table is drawn from (its own and its reference)."""
+        lost = {e.name: e.failed for e in self.experiments}
+        return sum(lost[e] for e in {artifact["experiment"], artifact.get("reference")} if e)
+
+
+def paper_data(doc: dict, results: Path) -> PaperData:
+    measured = load_measured(doc, results)
+    experiments = [
+        ExperimentSummary(
+            name=name,
+            runs=len(measured[name].metrics["run_key"].unique()) if name in measured else 0,
+            failed=len(read_failed(results, doc["paper"], name)),
+            axes=tuple(axes_of(exp)),
+            seeds=exp["seeds"]["count"],
+            duration=exp["duration"],
+            warmup=exp["warmup"],
+            judged=", ".join(f"{a}={lvl}" for a, lvl in reading_axes(doc, name).items()),
+        )
+        for name, exp in doc["experiments"].items()
+    ]
+    fixed = {name: reading_axes(doc, name) for name in doc["experiments"]}
+    notes = {
+        c["id"]: fill_note(c.get("note", ""), c, _metrics_of(measured, c["experiment"]), fixed[c["experiment"]])
+        for c in doc["claims"]
+    }
+    return PaperData(doc, judge_all(doc, measured), notes, experiments, failed_of(doc, results))
+
+
+def _metrics_of(measured: dict[str, Measured], experiment: str):
+    return measured[experiment].metrics if experiment in measured else None
+
+
+FAILED_RUNS_TEXT = (
+    "Left out of every table, figure and verdict: the claims they would have fed are incomplete, the figures drawn "
+    "without them. The same Snakemake command reruns them."
+)
+
+
+VERDICT_LEGEND = (
+    "Every measured value below is computed from this profile's runs; a published value appears only as a "
+    "claim's expected value. Each claim gets one verdict. **pass**: within the claim's pass tolerance (a "
+    "directional claim: on the claimed side, by the claimed factor, with 95 % intervals apart); **drift**: "
+    "within the wider drift tolerance (a directional claim: the right side by mean only, or a level with too "
+    "few values to form an interval); **fail**: beyond it (the other side); **incomplete**: a run it needs "
+    "failed (never a pass; the failed runs are listed with their rerun commands); **missing**: no run measured it. "
+    "A claim checked over several cells (e.g. per number of flows) combines them by its rule: all (the worst "
+    "cell), any (the best), each (one claim per cell), min/max over an axis. A fail is a result, reported with "
+    "what could explain it. Claims are judged under the readings chosen where the paper is silent; "
+    "SENSITIVITY.md (target `sensitivity-all`) judges them under every declared alternative."
+)
+
+
+def totals(papers: list[PaperData]) -> dict[str, Counter]:
+    """class -> verdict counts over every paper"""
+    out = {cls: Counter() for cls in CLASSES}
+    for data in papers:
+        for cls, counts in data.counts.items():
+            out[cls] += counts
+    return out
+
+
+def headline(counts: dict[str, Counter]) -> str:
+    """The reproduction claims' verdict counts over every paper, then those of the other classes that have claims."""
+    return (
+        f"Reproduction claims, all papers: {counts_text(counts['reproduction'])}. "
+        + "".join(
+            f"{CLASSES[c][0]}: {counts_text(counts[c])}. " for c in CLASSES if c != "reproduction" and counts[c]
+        ).rstrip()
+    )
+
+
+def post_hoc_note(alternative: dict) -> str:
+    """The mark of an alternative declared after the verdicts were seen (schema: alternative.post_hoc)."""
+    if "post_hoc" not in alternative:
+        return ""
+    return f"; declared post hoc, after the verdicts, because {alternative['post_hoc']}"
+
+
+def build_line(manifest: str | Path, profile: str) -> str:
+    build = json.loads(Path(manifest).read_text())
+    return (
+        f"Profile: `{profile}`. ns-2 build `{build['key']}` (binary sha256 `{build['binary']['sha256'][:16]}…`, "
+        f"patches: {', '.join(p['name'] for p in build['series']['patches'])})."
+    )

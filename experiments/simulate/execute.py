@@ -1,0 +1,140 @@
+"""Running one simulation: one run directory per run key, complete or absent.
+
+A run executes in a temporary sibling directory and is renamed to `<runs>/<key>/` only when ns and the
+post-processing both succeeded, so a run directory that exists is complete and is reused as it is (same key, same
+bytes). A failure leaves `<runs>/<key>.failed/` with params.json, ns's stderr and `rerun.sh`, the exact command
+that reproduces it (the error as its comment), without the big raw outputs (packets.tr, queue_monitor.tsv). A
+later success of the same key (a run found complete too) removes `<key>.failed/`: it describes a failure that no
+longer holds, so the two never stand side by side.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import shlex
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from experiments.planning.expansion import Run
+from experiments.simulate.toolchain import Toolchain, ns_command
+from experiments.store import layout
+
+STDERR_TAIL_LINES = 5
+
+
+@dataclass(frozen=True)
+class Outcome:
+    run: Run
+    key: str
+    directory: Path
+    status: str  # "ran", "cached" or "failed"
+    seconds: float = 0.0
+    message: str = ""
+    rerun: str = ""  # a failed run: the ns command that reruns it (its rerun.sh)
+
+
+# Below this much free space after a failed run, the failure is reported as a full disk: ns's trace filled it
+# (ns then exits with status 1 and often an empty stderr, which could not be written either).
+FULL_DISK_BYTES = 1 << 20
+
+
+def _write_json(path: Path, value) -> None:
+    path.write_text(json.dumps(value, indent=2, sort_keys=True) + "\n")
+
+
+def execute(
+    run: Run,
+    key: str,
+    results: Path,
+    tools: Toolchain,
+    after: Callable[[Run, str, Path], None] | None = None,
+) -> Outcome:
+    """Run one simulation unless its directory exists; `after` post-processes it in place.
+
+    One key runs once at a time: two batch jobs may hold the same key (a reading's cell that the baseline runs
+    too), in threads of one Snakemake process or in two processes, so the run takes the key's lock and the
+    second finds the first's directory complete."""
+    final = layout.run_dir(results, key)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    with _key_lock(final):
+        for stale in final.parent.glob(f".{key}.tmp-*"):  # left by a run killed mid-way (kill -9): the lock
+            shutil.rmtree(stale, ignore_errors=True)  # is ours, so no live run of this key owns it
+        if final.is_dir():
+            _clear_failed(final)
+            return Outcome(run, key, final, "cached")
+        return _run(run, key, final, tools, after)
+
+
+@contextmanager
+def _key_lock(final: Path):
+    """An exclusive lock on the run key, held while the run executes (store.layout.key_lock)."""
+    lock = layout.key_lock(final)
+    lock.parent.mkdir(exist_ok=True)
+    with open(lock, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _run(run: Run, key: str, final: Path, tools: Toolchain, after: Callable[[Run, str, Path], None] | None) -> Outcome:
+    work = Path(tempfile.mkdtemp(prefix=f".{key}.tmp-", dir=final.parent))  # unique: never shared by two runs
+    work.chmod(0o755)  # mkdtemp's 0700 would become the run directory's mode
+    _write_json(work / "params.json", run.params)
+    shutil.copyfile(tools.manifest, work / "manifest.json")
+    started = time.monotonic()
+    with open(work / "stderr.txt", "w") as err:
+        proc = subprocess.run(ns_command(tools, work), stdout=subprocess.DEVNULL, stderr=err, check=False)
+    problem = ""
+    if proc.returncode < 0:  # a crash (SIGSEGV) or a kill: the status alone would read as "-11"
+        problem = f"ns was killed by signal {-proc.returncode} ({signal.Signals(-proc.returncode).name})"
+    elif proc.returncode != 0:
+        problem = f"ns exited with status {proc.returncode}"
+    elif after is not None:
+        try:
+            after(run, key, work)
+        except Exception as exc:  # noqa: BLE001 -- any post-processing failure fails this run only
+            problem = f"post-processing failed: {type(exc).__name__}: {exc}"
+    if problem and (free := shutil.disk_usage(work).free) < FULL_DISK_BYTES:  # ns's own error may be lost with it
+        problem += f"; the results folder's file system is full ({free} bytes free): free space and rerun"
+    seconds = time.monotonic() - started
+    if not problem:
+        (work / "stderr.txt").unlink()
+        work.rename(final)
+        _clear_failed(final)
+        return Outcome(run, key, final, "ran", seconds)
+    return _fail(run, key, work, final, tools, problem, seconds)
+
+
+def _clear_failed(final: Path) -> None:
+    """Remove `<key>.failed/` beside a complete `<key>/`: the failure it records no longer holds."""
+    shutil.rmtree(layout.failed_dir(final), ignore_errors=True)
+
+
+def _fail(run: Run, key: str, work: Path, final: Path, tools: Toolchain, problem: str, seconds: float) -> Outcome:
+    failed = layout.failed_dir(final)
+    shutil.rmtree(failed, ignore_errors=True)
+    work.rename(failed)
+    for name in ("packets.tr", "queue_monitor.tsv"):  # big, and not what a diagnosis needs
+        (failed / name).unlink(missing_ok=True)
+    problem = problem.replace(str(work), str(failed))  # a parser's error names the temporary directory
+    rerun = shlex.join(ns_command(tools, failed))
+    comment = "".join(f"# {line}\n" for line in problem.splitlines() or [""])  # a multi-line error stays a comment
+    (failed / "rerun.sh").write_text(f"#!/bin/sh\n{comment}{rerun}\n")
+    tail = (failed / "stderr.txt").read_text(errors="replace").strip().splitlines()[-STDERR_TAIL_LINES:]
+    labels = " ".join(f"{k}={v}" for k, v in run.labels.items())
+    message = (
+        f"run {key} ({run.experiment} {labels} seed={run.seed}) failed: {problem}"
+        + (f"\n  stderr: {' | '.join(tail)}" if tail else "")
+        + f"\n  rerun: {rerun}"
+    )
+    return Outcome(run, key, failed, "failed", seconds, message, rerun)

@@ -1,0 +1,111 @@
+"""Every path of a results folder: no other module builds one.
+
+  runs/<key>/                                a run directory, named by its key (simulate), of whichever paper
+  runs/<key>.failed/                         a failed run: params.json, stderr.txt, rerun.sh
+  .locks/<key>                               the lock a run holds while it executes (beside runs/, so that runs/
+                                             holds run directories only)
+  .workflow.lock                             the lock one Snakemake invocation holds (store.lock)
+  metrics-cache/                             each run's metrics, filed by a digest of what computed them
+  <paper>/<experiment>/                      an experiment's batch records (batches/<i>.json) and tables
+                                             (runs, metrics, series, failed .parquet); readings/<label>/ under a
+                                             reading
+  <paper>/figures/<id>.png, <paper>/tables/<id>.{csv,md}   the figures and tables
+  REPORT.md, SENSITIVITY.md, sensitivity.parquet            the reports
+  report/index.html, report/papers/<paper>.html, report/runs/<paper>/<experiment>.html   the HTML report
+
+Functions take the results folder and return a Path; the report's pages are also named relative to the folder
+(posix strings), because their links are. A Snakemake rule's pattern is the same call with "{wildcard}" names.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from experiments.config.readings import BASELINE
+
+RUNS = "runs"
+LOCKS = ".locks"
+WORKFLOW_LOCK = ".workflow.lock"
+METRICS_CACHE = "metrics-cache"
+READINGS = "readings"
+BATCHES = "batches"
+TABLE_KINDS = ("runs", "metrics", "series", "failed")
+ARTIFACT_KINDS = {"figures": (".png",), "tables": (".csv", ".md")}  # a paper's outputs, beside its experiments
+FAILED_SUFFIX = ".failed"
+
+
+def runs_dir(results: str | Path) -> Path:
+    """Every run directory of every paper, named by key: a run found under its key is reused whichever paper,
+    experiment or level label asks for it."""
+    return Path(results) / RUNS
+
+
+def run_dir(results: str | Path, key: str) -> Path:
+    return runs_dir(results) / key
+
+
+def failed_dir(run: Path) -> Path:
+    """Where a run directory's failure is kept: <key>.failed beside <key>."""
+    return run.with_name(f"{run.name}{FAILED_SUFFIX}")
+
+
+def key_lock(run: Path) -> Path:
+    """The lock file of a run directory's key: <results>/.locks/<key>."""
+    return run.parent.parent / LOCKS / run.name
+
+
+def metrics_cache(results: str | Path) -> Path:
+    return Path(results) / METRICS_CACHE
+
+
+def workflow_lock(results: str | Path) -> Path:
+    return Path(results) / WORKFLOW_LOCK
+
+
+def experiment_dir(results: str | Path, paper: str, experiment: str, reading: str = BASELINE) -> Path:
+    """Where an experiment's batch records and tables live: the baseline's, or readings/<label>/."""
+    base = Path(results) / paper / experiment
+    return base if reading == BASELINE else base / READINGS / reading
+
+
+def batch_record(results: str | Path, paper: str, experiment: str, index: int | str, reading: str = BASELINE) -> Path:
+    return experiment_dir(results, paper, experiment, reading) / BATCHES / f"{index}.json"
+
+
+def experiment_table(results: str | Path, paper: str, experiment: str, kind: str, reading: str = BASELINE) -> Path:
+    """One of an experiment's tables: runs, metrics, series or failed."""
+    return experiment_dir(results, paper, experiment, reading) / f"{kind}.parquet"
+
+
+def artifact(results: str | Path, paper: str, kind: str, artifact_id: str, suffix: str = "") -> Path:
+    """A figure or table of a paper (kind figures or tables), without a suffix the stem its drawing writes to."""
+    return Path(results) / paper / kind / f"{artifact_id}{suffix}"
+
+
+def report_md(results: str | Path) -> Path:
+    return Path(results) / "REPORT.md"
+
+
+def sensitivity_md(results: str | Path) -> Path:
+    return Path(results) / "SENSITIVITY.md"
+
+
+def sensitivity_table(results: str | Path) -> Path:
+    return Path(results) / "sensitivity.parquet"
+
+
+# The HTML report's pages, relative to the results folder.
+INDEX_PAGE = "report/index.html"
+
+
+def paper_page(paper: str) -> str:
+    return f"report/papers/{paper}.html"
+
+
+def runs_page(paper: str, experiment: str) -> str:
+    return f"report/runs/{paper}/{experiment}.html"
+
+
+def relative(path: Path, results: str | Path) -> str:
+    """A path of the results folder as the report's links name it (posix, relative to the folder)."""
+    return Path(path).relative_to(Path(results)).as_posix()

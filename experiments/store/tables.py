@@ -1,0 +1,53 @@
+"""The parquet tables of the results folder: written self-describing and whole, read back by the report and the
+sensitivity table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from experiments.common.files import replacing
+from experiments.config.readings import BASELINE
+from experiments.store import layout
+
+
+def write_parquet(table: pd.DataFrame, path: str | Path, kind: str) -> None:
+    """Self-describing (kind and schema version in the metadata); written whole or not at all."""
+    data = pa.Table.from_pandas(table, preserve_index=False)
+    meta = {**(data.schema.metadata or {}), b"ns2repro.kind": kind.encode(), b"ns2repro.schema_version": b"1"}
+    with replacing(path) as tmp:
+        pq.write_table(data.replace_schema_metadata(meta), tmp)
+
+
+def no_failed_runs() -> pd.DataFrame:
+    return pd.DataFrame(columns=["run_key"])
+
+
+@dataclass(frozen=True)
+class Measured:
+    """An experiment's metrics table, and the runs of it that failed (left out of the metrics: the cells they
+    belong to are judged `incomplete`)."""
+
+    metrics: pd.DataFrame
+    failed: pd.DataFrame = field(default_factory=no_failed_runs)
+
+
+def read_failed(results: str | Path, paper: str, experiment: str, reading: str = BASELINE) -> pd.DataFrame:
+    """An experiment's failed runs (the aggregate stage's failed.parquet); none when the table is absent."""
+    path = layout.experiment_table(results, paper, experiment, "failed", reading)
+    return pd.read_parquet(path) if path.exists() else no_failed_runs()
+
+
+def load_measured(doc: dict, results: str | Path, reading: str = BASELINE) -> dict[str, Measured]:
+    """experiment -> its metrics and failed runs (of the baseline, or of a reading), for the experiments whose
+    metrics table exists."""
+    measured = {}
+    for exp in doc["experiments"]:
+        path = layout.experiment_table(results, doc["paper"], exp, "metrics", reading)
+        if path.exists():
+            measured[exp] = Measured(pd.read_parquet(path), read_failed(results, doc["paper"], exp, reading))
+    return measured

@@ -1,0 +1,217 @@
+"""Checking a paper's claims against the measured metrics: pass, drift or fail.
+
+A claim is evaluated in every cell, i.e. every combination of the labels of the axes it
+does not fix (e.g. once per number of flows), over the runs' values of its metric in its
+`scope` (default `all`; e.g. `group:ftp`, `flow1`); the cells then make its one verdict
+(see the end of this docstring). A `where` entry with a list of labels keeps the claim to
+those levels of the axis, each still a cell of its own (e.g. two of four deployments):
+
+- kind value: measured = mean over seeds (95 % confidence half-width beside it).
+  pass if |measured - expected| <= the pass tolerance, drift if within the drift
+  tolerance, fail otherwise.
+- kind extreme: the mean over seeds of each level of the axis. pass if the claimed
+  level is the min (max) and its confidence interval does not overlap the runner-up's;
+  drift if it is the extreme by mean only; fail if another level is.
+- kind compare: level A of an axis against each level in `than` (default: every other
+  level), relation greater (or less) by `factor` (default 1): A > factor x B. pass if it
+  holds for every B and A's 95 % interval is clear of factor x B's; drift if A is on
+  the claimed side of every B by mean but not by the factor or the intervals overlap;
+  fail if some B is on A's side.
+- kind bound: the mean over seeds is below (above) `threshold`: pass; within
+  `drift_threshold`: drift; beyond it: fail.
+- kind nearest: level A's mean is nearer to level `nearest` than to every other level in
+  `among`. pass if nearer by more than the 95 % intervals of the levels involved; drift
+  if nearer by mean only; fail otherwise.
+- kind ratio: the relative change of `level` against `baseline` (two levels of `axis`):
+  measured = mean over seeds at level / mean over seeds at baseline - 1 (e.g. 0.22 for
+  "+22 %"), judged against `expected` with the `pass` and `drift` tolerances exactly like
+  kind value; missing when either level has no value or the baseline's mean is 0.
+- kind slope: how much `metric` changes per unit of `per` between `baseline` and `level` (two
+  levels of `axis`): measured = (mean of metric at level - at baseline) / (mean of per at
+  level - at baseline), both means over seeds, e.g. the object time one avoided drop saves
+  (object_cycle_s per core_drops_per_object); judged against `expected` like kind value;
+  missing when a level lacks either metric or the change of `per` is not told apart from 0
+  (|change| within the half-widths of both levels' 95 % intervals combined, sqrt(a² + b²)):
+  a ratio over a change lost in the noise has no meaning.
+
+A claim with no runs behind it is `missing`, never a pass. A claim a run of which failed
+(ns or its parser; the run is left out of every table) is `incomplete`, never a pass:
+its note gives the verdict of the runs that finished and the failed keys, and the
+report lists the failed runs with their rerun commands.
+
+Values that are missing (NaN: a run that did not measure the metric) are dropped
+before anything is computed: a level's n counts its measured values only. A level
+with fewer than two measured values has no 95 % interval, and one rule holds for every
+kind: where a verdict needs intervals apart (extreme, compare, nearest), an interval
+that cannot be formed is never "apart", so such a level caps the verdict at drift; the
+tolerance kinds (value, bound, ratio, slope) judge the mean and show n beside it.
+
+One verdict per claim (`judge`): the claim's cells (one per combination of the labels
+of the axes it leaves free) combine by its `combine` rule: `all` (default; the worst
+cell: any fail is a fail, else any incomplete or missing cell decides, else any drift is
+drift), `any`
+(the best cell), `each` (explicitly one claim per cell), `min:<axis>` / `max:<axis>`
+(kinds value and bound: the level of <axis> with the lowest / highest mean is judged;
+other free axes as `all`). Axes that are readings of an open choice (a choice with
+`axis` and `baseline`) are not free: claims are judged at the baseline level.
+
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import pandas as pd
+
+from experiments.config.axes import axes_of, label_column, label_text
+from experiments.config.readings import reading_axes
+from experiments.store.tables import Measured
+from experiments.verdicts.kinds import _CHECKS
+from experiments.verdicts.verdict import VERDICTS, Verdict, missing, scope_of
+
+
+def where_fixed(claim: dict) -> dict:
+    """The axes a claim's `where` fixes to one label; an axis given a list of labels stays free among them."""
+    return {axis: label for axis, label in claim.get("where", {}).items() if not isinstance(label, list)}
+
+
+def _free_axes(claim: dict, axes: list[str], fixed: dict | None = None) -> list[str]:
+    taken = set(where_fixed(claim)) | ({claim["axis"]} if "axis" in claim else set()) | set(fixed or {})
+    return [a for a in axes if a not in taken]
+
+
+def claim_metrics(claim: dict) -> list[str]:
+    """The metrics a claim reads: its metric, and for kind slope also `per`."""
+    return [claim["metric"], *([claim["per"]] if claim["kind"] == "slope" else [])]
+
+
+def claim_rows(claim: dict, metrics: pd.DataFrame, fixed: dict | None = None) -> pd.DataFrame:
+    """The metric rows a claim reads: its metrics (claim_metrics) and scope, its `where` labels (one label, or a
+    list of them) and the `fixed` reading levels (a `where` entry wins over a reading level of the same axis)."""
+    rows = metrics[metrics["metric"].isin(claim_metrics(claim)) & (metrics["scope"] == scope_of(claim))]
+    return claim_levels(claim, rows, fixed)
+
+
+def claim_levels(claim: dict, rows: pd.DataFrame, fixed: dict | None = None) -> pd.DataFrame:
+    """The rows (of any table with the context columns) at the claim's `where` labels and `fixed` reading levels."""
+    fixed = {axis: level for axis, level in (fixed or {}).items() if axis != claim.get("axis")}  # compared, not fixed
+    for axis, label in {**fixed, **claim.get("where", {})}.items():
+        if axis in rows:
+            labels = [label_text(x) for x in label] if isinstance(label, list) else [label_text(label)]
+            rows = rows[label_column(rows[axis]).isin(labels)]
+    return rows
+
+
+def evaluate(
+    claim: dict, metrics: pd.DataFrame, axes: list[str], fixed: dict | None = None, failed: pd.DataFrame | None = None
+) -> list[Verdict]:
+    """The claim's cell verdicts, one per combination of the labels of its free axes (one `missing` if no run).
+
+    `fixed` maps reading axes to the level the claim is judged at (config.readings.reading_axes). A cell that
+    lacks a run which failed (a row of `failed`, the experiment's failed runs with their context columns) is
+    `incomplete`, whatever its finished runs show: its note gives that verdict and the failed keys."""
+    rows = claim_rows(claim, metrics, fixed)
+    free = _free_axes(claim, axes, fixed)
+    rule, _, over = claim.get("combine", "all").partition(":")
+    if over:
+        free = [a for a in free if a != over]
+    groups = list(rows.groupby(free, sort=True)) if free else [((), rows)]
+    verdicts = {}
+    for key, group in groups if not rows.empty else []:
+        key = key if isinstance(key, tuple) else (key,)
+        label = _cell_label(free, key)
+        if over:
+            group, label = _extreme_level(group, over, rule, label)
+        verdicts[key] = replace(_CHECKS[claim["kind"]](claim, group, label), scope=scope_of(claim))
+    lost = claim_levels(claim, failed, fixed) if failed is not None else pd.DataFrame()
+    for key, group in (lost.groupby(free, sort=True) if free else [((), lost)]) if not lost.empty else []:
+        key = key if isinstance(key, tuple) else (key,)
+        cell = verdicts.get(key)
+        keys = ", ".join(group["run_key"])
+        if cell is None:
+            cell = replace(missing(claim), group=_cell_label(free, key), note="")
+            note = f"every run of this cell failed ({keys})"
+        else:
+            note = f"{len(group)} run(s) failed ({keys}); the {cell.seeds} that finished give {cell.verdict}"
+        verdicts[key] = replace(cell, verdict="incomplete", note="; ".join(n for n in (note, cell.note) if n))
+    if not verdicts:
+        return [missing(claim)]
+    try:  # in the order of the labels, as groupby gives them, a cell whose every run failed among them
+        return [verdicts[key] for key in sorted(verdicts)]
+    except TypeError:  # an axis of labels that do not compare (numbers and text): as found
+        return list(verdicts.values())
+
+
+def _cell_label(free: list[str], key: tuple) -> str:
+    return ", ".join(f"{a}={label_text(v)}" for a, v in zip(free, key, strict=True)) or "all runs"
+
+
+def _extreme_level(group: pd.DataFrame, axis: str, rule: str, label: str) -> tuple[pd.DataFrame, str]:
+    """The rows of the level of `axis` whose mean is the lowest (rule min) or highest (max), and its label."""
+    measured = group.dropna(subset=["value"])
+    means = measured.groupby(label_column(measured[axis]))["value"].mean()
+    if means.empty:
+        return group.iloc[0:0], label
+    level = means.idxmin() if rule == "min" else means.idxmax()
+    chosen = f"{axis}={level} ({rule} over {axis})"
+    return group[label_column(group[axis]) == level], chosen if label == "all runs" else f"{label}, {chosen}"
+
+
+# How cells combine: a worse verdict first. `all` takes the worst cell, `any` the best; missing ranks between
+# fail and drift for `all` (a cell that could not be judged cannot hold) and last for `any`; incomplete (a cell
+# that lacks a failed run) comes before missing for `all`, and right after pass for `any` (the lost runs might
+# have made it pass; a cell that passes without them settles it).
+_WORST_FIRST = {
+    "all": ["fail", "incomplete", "missing", "drift", "pass"],
+    "any": ["pass", "incomplete", "drift", "fail", "missing"],
+}
+
+
+@dataclass
+class ClaimVerdict:
+    """One claim's verdict, with the cell verdicts it combines."""
+
+    claim: str
+    cls: str  # reproduction, sanity, calibrated, not_comparable, diagnostic
+    combine: str
+    verdict: str
+    deciding: Verdict  # the cell that decides the verdict (for `each`: the claim's one cell)
+    cells: list[Verdict]
+
+    @property
+    def cell_counts(self) -> str:
+        counts = {v: sum(c.verdict == v for c in self.cells) for v in VERDICTS}
+        return ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+
+
+def combine(claim: dict, cells: list[Verdict]) -> list[ClaimVerdict]:
+    """The claim's verdict(s) from its cell verdicts, by its `combine` rule (`each`: one per cell)."""
+    cls, rule = claim.get("class", "reproduction"), claim.get("combine", "all")
+    if rule == "each":
+        return [ClaimVerdict(claim["id"], cls, rule, c.verdict, c, [c]) for c in cells]
+    order = _WORST_FIRST["any" if rule == "any" else "all"]
+    deciding = min(cells, key=lambda c: order.index(c.verdict))
+    return [ClaimVerdict(claim["id"], cls, rule, deciding.verdict, deciding, cells)]
+
+
+def judge(
+    claim: dict, metrics: pd.DataFrame, axes: list[str], fixed: dict | None = None, failed: pd.DataFrame | None = None
+) -> list[ClaimVerdict]:
+    """The claim's one verdict (or one per cell, for combine: each)."""
+    return combine(claim, evaluate(claim, metrics, axes, fixed, failed))
+
+
+def judge_all(doc: dict, measured: dict[str, Measured], fixed_by_experiment: dict | None = None) -> list[ClaimVerdict]:
+    """Every claim of a file judged on its experiment's metrics and failed runs (`measured`: experiment -> them);
+    `fixed_by_experiment`: experiment -> the reading levels its claims are judged at (default: the baseline of each
+    axis choice)."""
+    verdicts = []
+    for claim in doc["claims"]:
+        exp = claim["experiment"]
+        tables = measured.get(exp)
+        if tables is None:
+            verdicts += combine(claim, [missing(claim)])
+            continue
+        fixed = (fixed_by_experiment or {}).get(exp, reading_axes(doc, exp))
+        verdicts += judge(claim, tables.metrics, list(axes_of(doc["experiments"][exp])), fixed, tables.failed)
+    return verdicts

@@ -1,0 +1,269 @@
+"""Each kind of claim judged on the rows of one cell: value, extreme, compare, bound, nearest, ratio, slope
+(verdicts.claims' docstring says what each means).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import pandas as pd
+
+from experiments.config.axes import label_column, label_text
+from experiments.verdicts.stats import ci95, describe_tolerance, within
+from experiments.verdicts.verdict import Verdict, missing
+
+
+def _tolerated(measured: float, claim: dict) -> str:
+    """pass, drift or fail: `measured` against the claim's expected value and its pass and drift tolerances."""
+    expected = claim["expected"]
+    return (
+        "pass"
+        if within(measured, expected, claim["pass"])
+        else "drift"
+        if within(measured, expected, claim["drift"])
+        else "fail"
+    )
+
+
+def _tolerances(claim: dict) -> str:
+    return f"pass {describe_tolerance(claim['pass'])}, drift {describe_tolerance(claim['drift'])}"
+
+
+def _value(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
+    values = group["value"].dropna()
+    if values.empty:
+        return missing(claim)
+    mean, half = values.mean(), ci95(values)
+    measured = f"{mean:.4g}" + (f" ± {half:.2g}" if not math.isnan(half) else "")
+    return Verdict(
+        claim["id"],
+        claim["source"],
+        claim["experiment"],
+        label,
+        claim["metric"],
+        f"{claim['expected']:g}",
+        measured,
+        _tolerances(claim),
+        len(values),
+        _tolerated(mean, claim),
+        value=mean,
+    )
+
+
+def _extreme(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
+    stats = _level_stats(claim, group)
+    want = label_text(claim["level"])
+    if want not in stats.index or len(stats) < 2:
+        return missing(claim)
+    ordered = stats.sort_values("mean", ascending=claim["extreme"] == "min")
+    best, runner_up = ordered.iloc[0], ordered.iloc[1]
+    measured = ", ".join(f"{lvl} {row['mean']:.4g}" for lvl, row in ordered.iterrows())
+    if ordered.index[0] != want:
+        verdict, note = "fail", f"{ordered.index[0]} is the {claim['extreme']}"
+    else:
+        overlap = _overlap(best, runner_up, 1)
+        verdict = "drift" if overlap else "pass"
+        note = f"95 % intervals of {want} and {ordered.index[1]} overlap" if overlap else ""
+    return Verdict(
+        claim["id"],
+        claim["source"],
+        claim["experiment"],
+        label,
+        claim["metric"],
+        f"{want} is the {claim['extreme']}",
+        measured,
+        "95 % intervals apart",
+        int(stats["count"].min()),
+        verdict,
+        note,
+    )
+
+
+def _level_stats(claim: dict, group: pd.DataFrame) -> pd.DataFrame:
+    """mean, ci95 and count of the measured values per level of the claim's axis (index: its label_text);
+    a level without a measured value is left out."""
+    axis = claim["axis"]
+    measured = group.dropna(subset=["value"])
+    return measured.groupby(label_column(measured[axis]))["value"].agg(["mean", ci95, "count"])
+
+
+def _compare(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
+    stats = _level_stats(claim, group)
+    want = label_text(claim["level"])
+    others = [label_text(x) for x in claim.get("than", [])] or [lvl for lvl in stats.index if lvl != want]
+    if want not in stats.index or not others or any(o not in stats.index for o in others):
+        return missing(claim)
+    sign = 1 if claim["relation"] == "greater" else -1
+    factor = claim.get("factor", 1)
+    a = stats.loc[want]
+    wrong, weak = [], []
+    for other in others:
+        b = stats.loc[other]
+        if sign * (a["mean"] - b["mean"]) <= 0:
+            wrong.append(other)
+        elif sign * (a["mean"] - factor * b["mean"]) <= 0 or _overlap(a, b, factor):
+            weak.append(other)
+    verdict = "fail" if wrong else "drift" if weak else "pass"
+    note = ""
+    if wrong:
+        note = f"{', '.join(wrong)} on the other side"
+    elif weak:
+        note = f"against {', '.join(weak)}: not by the factor, or 95 % intervals overlap"
+    word = ">" if sign > 0 else "<"
+    scale = f"{factor:g} x " if factor != 1 else ""
+    expected = f"{want} {word} {scale}{', '.join(others)}"
+    measured = ", ".join(f"{lvl} {stats.loc[lvl, 'mean']:.4g}" for lvl in [want, *others])
+    return Verdict(
+        claim["id"],
+        claim["source"],
+        claim["experiment"],
+        label,
+        claim["metric"],
+        expected,
+        measured,
+        "95 % intervals apart",
+        int(stats.loc[[want, *others], "count"].min()),
+        verdict,
+        note,
+    )
+
+
+def _overlap(a: pd.Series, b: pd.Series, factor: float) -> bool:
+    """Do a's 95 % interval and factor x b's touch? A level with too few values has no interval: never apart."""
+    if math.isnan(a["ci95"]) or math.isnan(b["ci95"]):
+        return True
+    return abs(a["mean"] - factor * b["mean"]) <= a["ci95"] + factor * b["ci95"]
+
+
+def _bound(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
+    values = group["value"].dropna()
+    if values.empty:
+        return missing(claim)
+    mean, half = values.mean(), ci95(values)
+    below = claim["bound"] == "below"
+
+    def inside(limit: float) -> bool:
+        return mean < limit if below else mean > limit
+
+    verdict = "pass" if inside(claim["threshold"]) else "drift" if inside(claim["drift_threshold"]) else "fail"
+    word = "<" if below else ">"
+    measured = f"{mean:.4g}" + (f" ± {half:.2g}" if not math.isnan(half) else "")
+    return Verdict(
+        claim["id"],
+        claim["source"],
+        claim["experiment"],
+        label,
+        claim["metric"],
+        f"{word} {claim['threshold']:g}",
+        measured,
+        f"drift {word} {claim['drift_threshold']:g}",
+        len(values),
+        verdict,
+    )
+
+
+def _nearest(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
+    stats = _level_stats(claim, group)
+    want, target = label_text(claim["level"]), label_text(claim["nearest"])
+    rivals = [label_text(x) for x in claim["among"] if label_text(x) not in (want, target)]
+    if any(lvl not in stats.index for lvl in [want, target, *rivals]) or not rivals:
+        return missing(claim)
+    a = stats.loc[want]
+    near = abs(a["mean"] - stats.loc[target, "mean"])
+    verdict, notes = "pass", []
+    for rival in rivals:
+        far = abs(a["mean"] - stats.loc[rival, "mean"])
+        halves = [a["ci95"], stats.loc[target, "ci95"], stats.loc[rival, "ci95"]]
+        # No interval for some level: never apart (NaN taken explicitly, not by max()'s argument order).
+        slack = math.nan if any(math.isnan(h) for h in halves) else halves[0] + max(halves[1:])
+        if near >= far:
+            verdict = "fail"
+            notes.append(f"nearer to {rival}")
+        elif math.isnan(slack) or far - near <= slack:
+            verdict = "drift" if verdict == "pass" else verdict
+            notes.append(f"nearer to {target} than to {rival} within the 95 % intervals")
+    measured = ", ".join(f"{lvl} {stats.loc[lvl, 'mean']:.4g}" for lvl in [want, target, *rivals])
+    return Verdict(
+        claim["id"],
+        claim["source"],
+        claim["experiment"],
+        label,
+        claim["metric"],
+        f"{want} nearest to {target}",
+        measured,
+        "distance beyond 95 % intervals",
+        int(stats.loc[[want, target, *rivals], "count"].min()),
+        verdict,
+        "; ".join(notes),
+    )
+
+
+def _ratio(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
+    stats = _level_stats(claim, group)
+    level, baseline = label_text(claim["level"]), label_text(claim["baseline"])
+    if level not in stats.index or baseline not in stats.index:
+        return missing(claim)
+    if stats.loc[baseline, "mean"] == 0:
+        return replace(missing(claim), group=label, note=f"the mean at {baseline} is 0: no relative change")
+    a, b = stats.loc[level, "mean"], stats.loc[baseline, "mean"]
+    change = a / b - 1
+    measured = f"{change:+.4f} ({level} {a:.4g} / {baseline} {b:.4g})"
+    return Verdict(
+        claim["id"],
+        claim["source"],
+        claim["experiment"],
+        label,
+        claim["metric"],
+        f"{level} / {baseline} - 1 = {claim['expected']:+g}",
+        measured,
+        _tolerances(claim),
+        int(stats.loc[[level, baseline], "count"].min()),
+        _tolerated(change, claim),
+        value=change,
+    )
+
+
+def _slope(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
+    level, baseline = label_text(claim["level"]), label_text(claim["baseline"])
+    per_stats = _level_stats(claim, group[group["metric"] == claim["per"]])
+    metric_stats = _level_stats(claim, group[group["metric"] == claim["metric"]])
+    if not {level, baseline} <= set(per_stats.index) & set(metric_stats.index):
+        return missing(claim)
+    d_metric = metric_stats.loc[level, "mean"] - metric_stats.loc[baseline, "mean"]
+    d_per = per_stats.loc[level, "mean"] - per_stats.loc[baseline, "mean"]
+    noise = math.hypot(per_stats.loc[level, "ci95"], per_stats.loc[baseline, "ci95"])
+    if d_per == 0 or not abs(d_per) > noise:  # a nan interval (one value) cannot tell the change from 0 either
+        return replace(
+            missing(claim),
+            group=label,
+            note=f"{claim['per']} changes by {d_per:+.4g} from {baseline} to {level}, not told apart from 0 "
+            f"(95 % intervals ±{noise:.2g})",
+        )
+    slope = d_metric / d_per
+    measured = f"{slope:.4g} ({claim['metric']} {d_metric:+.4g} / {claim['per']} {d_per:+.4g}, {level} - {baseline})"
+    seeds = int(min(stats.loc[[level, baseline], "count"].min() for stats in (per_stats, metric_stats)))
+    return Verdict(
+        claim["id"],
+        claim["source"],
+        claim["experiment"],
+        label,
+        f"{claim['metric']} per {claim['per']}",
+        f"Δ{claim['metric']} / Δ{claim['per']} = {claim['expected']:g}",
+        measured,
+        _tolerances(claim),
+        seeds,
+        _tolerated(slope, claim),
+        value=slope,
+    )
+
+
+_CHECKS = {
+    "value": _value,
+    "extreme": _extreme,
+    "compare": _compare,
+    "bound": _bound,
+    "nearest": _nearest,
+    "ratio": _ratio,
+    "slope": _slope,
+}

@@ -1,0 +1,47 @@
+"""A verdict of one cell of a claim, and the words a verdict can be."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+VERDICTS = ("pass", "drift", "fail", "incomplete", "missing")
+
+
+@dataclass
+class Verdict:
+    claim: str
+    source: str
+    experiment: str
+    group: str  # the labels of the axes the claim leaves free, e.g. "variant=as_text"
+    metric: str
+    expected: str
+    measured: str
+    tolerance: str
+    seeds: int
+    verdict: str  # one of VERDICTS
+    note: str = ""
+    scope: str = "all"  # the metrics scope read: all, group:<name> or flow<fid>
+    value: float = math.nan  # kinds value, ratio and slope: the number judged against expected
+
+
+def scope_of(claim: dict) -> str:
+    """The metrics scope a claim reads (default all)."""
+    return claim.get("scope", "all")
+
+
+def missing(claim: dict) -> Verdict:
+    return Verdict(
+        claim["id"],
+        claim["source"],
+        claim["experiment"],
+        "-",
+        claim["metric"],
+        "",
+        "",
+        "",
+        0,
+        "missing",
+        "no run measured this metric",
+        scope_of(claim),
+    )
