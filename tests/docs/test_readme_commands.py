@@ -171,7 +171,22 @@ WAYS: dict[str, Substituted | InCi | Unavailable] = {
 
 BENCH = "its smallest options"
 DOC_WAYS: dict[str, Substituted | Fragment] = {
-    # docs/PERFORMANCE.md
+    # docs/PERFORMANCE.md: the benchmarks' list at its head (moved from the README)
+    ".venv/bin/python bench/ns2_speed.py --markdown docs/PERFORMANCE.md": Substituted(
+        ".venv/bin/python bench/ns2_speed.py --repeats 1 --no-callgrind --markdown docs/PERFORMANCE.md",
+        "its smallest options: one round, no valgrind"),
+    ".venv/bin/python bench/parser_vs_awk.py --markdown docs/PERFORMANCE.md": Substituted(
+        ".venv/bin/python bench/parser_vs_awk.py --repeats 1 --markdown docs/PERFORMANCE.md", "one round"),
+    ".venv/bin/python bench/snakemake_batching.py --markdown docs/PERFORMANCE.md": Substituted(
+        ".venv/bin/python bench/snakemake_batching.py --runs 4 --rounds 1 --markdown docs/PERFORMANCE.md",
+        "its smallest sweep"),
+    ".venv/bin/python bench/http_connections.py --markdown docs/PERFORMANCE.md": Substituted(
+        ".venv/bin/python bench/http_connections.py --repeats 1 --markdown docs/PERFORMANCE.md", "one round"),
+    ".venv/bin/python bench/plan_scale.py --markdown docs/PERFORMANCE.md": Substituted(
+        ".venv/bin/python bench/plan_scale.py --sizes 10 --markdown docs/PERFORMANCE.md", "one small sweep"),
+    ".venv/bin/python bench/run_disk.py --markdown docs/PERFORMANCE.md": Substituted(
+        ".venv/bin/python bench/run_disk.py --max-duration 5 --markdown docs/PERFORMANCE.md", "short runs"),
+    # docs/PERFORMANCE.md: each section's command
     ".venv/bin/python bench/ns2_speed.py --repeats 3 --baseline /tmp/exp/o2base/ns --variant o2-pgo=/tmp/exp/o2-pgo/ns "
     "--variant o3=/tmp/exp/o3/ns": Substituted(
         ".venv/bin/python bench/ns2_speed.py --repeats 1 --no-callgrind",
@@ -189,6 +204,11 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
     ".venv/bin/python bench/plan_scale.py --sizes 33,100,333 --seeds 100 --markdown docs/PERFORMANCE.md": Substituted(
         ".venv/bin/python bench/plan_scale.py --sizes 10 --seeds 3 --markdown docs/PERFORMANCE.md", BENCH),
     "snakemake -n": Fragment("Snakemake's dry-run flag, named in prose"),
+    "snakemake -n reproduce-all --profile profiles/paper": Substituted(
+        f".venv/bin/snakemake -n reproduce-all --profile profiles/paper {ONE_PAPER}",
+        f"{ONE_PAPER} (the line counts every paper's jobs)"),
+    ".ci/container": Fragment("CI's container stage, named in prose"),
+    ".ci/slurm": Fragment("the one-node Slurm script, named in prose"),
     "/usr/bin/time -v": Fragment("the timing tool, named in prose"),
     "git clone . /tmp/full && cd /tmp/full && make setup ns2 && /usr/bin/time -v .venv/bin/snakemake reproduce-all":
         Substituted("git clone -q {repo} full && cd full && ln -s {repo}/.venv .venv && .venv/bin/python "
@@ -237,6 +257,9 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
         "--keep-going --prioritize /tmp/psand-a/psand/load/metrics.parquet -- /tmp/psand-a/psand/load/metrics.parquet "
         "'/tmp/psand-a/psand/load/readings/wq_packet=500/metrics.parquet'",
         f"{DRY}, one baseline and one reading's table"),
+    # docs/STATUS.md
+    "make reproduce": WAYS["make reproduce"],
+    "snakemake sensitivity-all": dry(".venv/bin/snakemake sensitivity-all"),
     # docs/VALIDATION.md
     ".venv/bin/python tests/ns2/suites.py --ours build/ns2/ns --reference /usr/bin/ns --markdown docs/VALIDATION.md "
     "--all": Substituted(
