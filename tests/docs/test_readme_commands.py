@@ -92,7 +92,19 @@ WAYS: dict[str, Substituted | InCi | Unavailable] = {
     # Set-up
     "make reproduce": Substituted(f"make reproduce SNAKEMAKE_ARGS='--dry-run {ONE_PAPER}'", DRY_ONE),
     "make test": InCi(".ci/run", "make test"),
-    # Running on a cluster
+    # Targets and profiles
+    ".venv/bin/snakemake reproduce-all": dry(".venv/bin/snakemake reproduce-all"),
+    ".venv/bin/snakemake reproduce-all --profile profiles/smoke": dry(
+        ".venv/bin/snakemake reproduce-all --profile profiles/smoke"),
+    ".venv/bin/snakemake reproduce-all --profile profiles/paper": dry(
+        ".venv/bin/snakemake reproduce-all --profile profiles/paper"),
+    ".venv/bin/snakemake reproduce-all sensitivity-all --profile profiles/smoke": InCi(
+        ".ci/run", "stage smoke .venv/bin/snakemake reproduce-all sensitivity-all --profile profiles/smoke"),
+    ".venv/bin/snakemake sensitivity-all": dry(".venv/bin/snakemake sensitivity-all"),
+    ".venv/bin/snakemake reproduce-all --config experiment_files=configs/smooth_tcp.yaml": Substituted(
+        ".venv/bin/snakemake reproduce-all --config experiment_files=configs/smooth_tcp.yaml --dry-run",
+        f"{DRY} (this one paper)"),
+    # Cluster and container
     ".venv/bin/snakemake reproduce-all --profile profiles/slurm": dry(
         ".venv/bin/snakemake reproduce-all --profile profiles/slurm"),
     ".venv/bin/snakemake reproduce-all --profile profiles/slurm --configfile profiles/paper/settings.yaml": dry(
@@ -100,8 +112,6 @@ WAYS: dict[str, Substituted | InCi | Unavailable] = {
     ".venv/bin/snakemake reproduce-all --profile profiles/slurm --configfile profiles/smoke/settings.yaml": dry(
         ".venv/bin/snakemake reproduce-all --profile profiles/slurm --configfile profiles/smoke/settings.yaml",
         f"{DRY_ONE}; CI's Slurm stage runs one paper's smoke profile through Slurm (.ci/slurm smoke)"),
-    ".venv/bin/snakemake reproduce-all --profile profiles/paper": dry(
-        ".venv/bin/snakemake reproduce-all --profile profiles/paper"),
     ".ci/slurm start": InCi(".ci/slurm", "start\n    trap stop EXIT\n    smoke"),
     ".ci/slurm stop": InCi(".ci/slurm", "start\n    trap stop EXIT\n    smoke"),
     ".ci/slurm run CMD ...": Substituted(".ci/slurm run sinfo -h", "CMD: sinfo", ("slurm",)),
@@ -120,7 +130,7 @@ WAYS: dict[str, Substituted | InCi | Unavailable] = {
     "sbatch -c 16 --mem 16G -t 4:00:00 --wrap 'apptainer run --fakeroot --writable-tmpfs --no-home --pwd /ns2-repro "
     "--bind \"$PWD/out:/out\" ns2-repro.sif --cores 16 reproduce-all'": Unavailable(
         "apptainer", "Apptainer is not in Debian 12's archive, and CI reaches no other registry"),
-    # Replicate in a container
+    # Cluster and container: replicate in a container
     "docker build -t ns2-repro .": InCi(".ci/container", "buildah bud"),
     'docker run --rm -v "$PWD/out:/out" ns2-repro': docker('docker run --rm -v "$PWD/out:/out" ns2-repro',
                                                            "--dry-run", ONE_PAPER),
@@ -136,6 +146,7 @@ WAYS: dict[str, Substituted | InCi | Unavailable] = {
         ".venv/bin/python -m experiments validate my_sweep.yaml", SWEEP),
     ".venv/bin/python -m experiments runs my_sweep.yaml": Substituted(
         ".venv/bin/python -m experiments runs my_sweep.yaml", SWEEP),
+    ".venv/bin/python -m experiments metrics": AS_PRINTED,
     ".venv/bin/snakemake --config experiment_files=my_sweep.yaml -- results/red_pi_flows/figures/delay_vs_flows.png":
         Substituted(".venv/bin/snakemake --config experiment_files=my_sweep.yaml -- "
                     "results/red_pi_flows/figures/delay_vs_flows.png", SWEEP),
@@ -144,7 +155,7 @@ WAYS: dict[str, Substituted | InCi | Unavailable] = {
         ".venv/bin/snakemake --profile profiles/smoke --config experiment_files=my_sweep.yaml -- "
         "results-smoke/report/index.html && .venv/bin/python -m experiments check-report results-smoke/report",
         f"the report of the README's sweep on the smoke profile (results-smoke/), {SWEEP}", ("browser",)),
-    # Tests and benchmarks
+    # Tests, lint, benchmarks (the benchmarks themselves: DOC_WAYS, docs/PERFORMANCE.md)
     "make lint": InCi(".ci/run", "make lint"),
     ".venv/bin/python tests/ns2/suites.py --all --markdown docs/VALIDATION.md": Substituted(
         ".venv/bin/python tests/ns2/suites.py --suite simple --markdown docs/VALIDATION.md",
@@ -152,20 +163,6 @@ WAYS: dict[str, Substituted | InCi | Unavailable] = {
     ".venv/bin/python tests/ns2/mutants.py --markdown docs/VALIDATION.md": Substituted(
         ".venv/bin/python tests/ns2/mutants.py --only \"Vq's token rate\"",
         "one mutant (the script builds ns-2 once in a tree of its own, then each mutant)"),
-    ".venv/bin/python bench/ns2_speed.py --markdown docs/PERFORMANCE.md": Substituted(
-        ".venv/bin/python bench/ns2_speed.py --repeats 1 --no-callgrind --markdown docs/PERFORMANCE.md",
-        "its smallest options: one round, no valgrind"),
-    ".venv/bin/python bench/parser_vs_awk.py --markdown docs/PERFORMANCE.md": Substituted(
-        ".venv/bin/python bench/parser_vs_awk.py --repeats 1 --markdown docs/PERFORMANCE.md", "one round"),
-    ".venv/bin/python bench/snakemake_batching.py --markdown docs/PERFORMANCE.md": Substituted(
-        ".venv/bin/python bench/snakemake_batching.py --runs 4 --rounds 1 --markdown docs/PERFORMANCE.md",
-        "its smallest sweep"),
-    ".venv/bin/python bench/http_connections.py --markdown docs/PERFORMANCE.md": Substituted(
-        ".venv/bin/python bench/http_connections.py --repeats 1 --markdown docs/PERFORMANCE.md", "one round"),
-    ".venv/bin/python bench/plan_scale.py --markdown docs/PERFORMANCE.md": Substituted(
-        ".venv/bin/python bench/plan_scale.py --sizes 10 --markdown docs/PERFORMANCE.md", "one small sweep"),
-    ".venv/bin/python bench/run_disk.py --markdown docs/PERFORMANCE.md": Substituted(
-        ".venv/bin/python bench/run_disk.py --max-duration 5 --markdown docs/PERFORMANCE.md", "short runs"),
 }  # fmt: skip
 
 
