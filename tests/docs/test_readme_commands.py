@@ -94,7 +94,23 @@ WAYS: dict[str, Substituted | InCi | Unavailable] = {
     # Set-up
     "make reproduce": Substituted(f"make reproduce SNAKEMAKE_ARGS='--dry-run {ONE_PAPER}'", DRY_ONE),
     "make test": InCi(".ci/run", "make test"),
-    # Running on a cluster
+    # Targets and profiles
+    ".venv/bin/snakemake reproduce-all": dry(".venv/bin/snakemake reproduce-all"),
+    ".venv/bin/snakemake reproduce-all --profile profiles/smoke": dry(
+        ".venv/bin/snakemake reproduce-all --profile profiles/smoke"
+    ),
+    ".venv/bin/snakemake reproduce-all --profile profiles/paper": dry(
+        ".venv/bin/snakemake reproduce-all --profile profiles/paper"
+    ),
+    ".venv/bin/snakemake reproduce-all sensitivity-all --profile profiles/smoke": InCi(
+        ".ci/run", "stage smoke .venv/bin/snakemake reproduce-all sensitivity-all --profile profiles/smoke"
+    ),
+    ".venv/bin/snakemake sensitivity-all": dry(".venv/bin/snakemake sensitivity-all"),
+    ".venv/bin/snakemake reproduce-all --config experiment_files=configs/smooth_tcp.yaml": Substituted(
+        ".venv/bin/snakemake reproduce-all --config experiment_files=configs/smooth_tcp.yaml --dry-run",
+        f"{DRY} (this one paper)",
+    ),
+    # Cluster and container
     ".venv/bin/snakemake reproduce-all --profile profiles/slurm": dry(
         ".venv/bin/snakemake reproduce-all --profile profiles/slurm"
     ),
@@ -104,9 +120,6 @@ WAYS: dict[str, Substituted | InCi | Unavailable] = {
     ".venv/bin/snakemake reproduce-all --profile profiles/slurm --configfile profiles/smoke/settings.yaml": dry(
         ".venv/bin/snakemake reproduce-all --profile profiles/slurm --configfile profiles/smoke/settings.yaml",
         f"{DRY_ONE}; CI's Slurm stage runs one paper's smoke profile through Slurm (.ci/slurm smoke)",
-    ),
-    ".venv/bin/snakemake reproduce-all --profile profiles/paper": dry(
-        ".venv/bin/snakemake reproduce-all --profile profiles/paper"
     ),
     ".ci/slurm start": InCi(".ci/slurm", "start\n    trap stop EXIT\n    smoke"),
     ".ci/slurm stop": InCi(".ci/slurm", "start\n    trap stop EXIT\n    smoke"),
@@ -130,7 +143,7 @@ WAYS: dict[str, Substituted | InCi | Unavailable] = {
     '--bind "$PWD/out:/out" ns2-repro.sif --cores 16 reproduce-all\'': Unavailable(
         "apptainer", "Apptainer is not in Debian 12's archive, and CI reaches no other registry"
     ),
-    # Replicate in a container
+    # Cluster and container: replicate in a container
     "docker build -t ns2-repro .": InCi(".ci/container", "buildah bud"),
     'docker run --rm -v "$PWD/out:/out" ns2-repro': docker(
         'docker run --rm -v "$PWD/out:/out" ns2-repro', "--dry-run", ONE_PAPER
@@ -152,7 +165,10 @@ WAYS: dict[str, Substituted | InCi | Unavailable] = {
     ".venv/bin/python -m experiments runs my_sweep.yaml": Substituted(
         ".venv/bin/python -m experiments runs my_sweep.yaml", SWEEP
     ),
-    ".venv/bin/snakemake --config experiment_files=my_sweep.yaml -- results/red_pi_flows/figures/delay_vs_flows.png": Substituted(
+    ".venv/bin/python -m experiments metrics": AS_PRINTED,
+    (
+        ".venv/bin/snakemake --config experiment_files=my_sweep.yaml -- results/red_pi_flows/figures/delay_vs_flows.png"
+    ): Substituted(
         ".venv/bin/snakemake --config experiment_files=my_sweep.yaml -- "
         "results/red_pi_flows/figures/delay_vs_flows.png",
         SWEEP,
@@ -164,7 +180,7 @@ WAYS: dict[str, Substituted | InCi | Unavailable] = {
         f"the report of the README's sweep on the smoke profile (results-smoke/), {SWEEP}",
         ("browser",),
     ),
-    # Tests and benchmarks
+    # Tests, lint, benchmarks (the benchmarks themselves: DOC_WAYS, docs/PERFORMANCE.md)
     "make lint": InCi(".ci/run", "make lint"),
     ".venv/bin/python tests/ns2/suites.py --all --markdown docs/VALIDATION.md": Substituted(
         ".venv/bin/python tests/ns2/suites.py --suite simple --markdown docs/VALIDATION.md",
@@ -174,6 +190,12 @@ WAYS: dict[str, Substituted | InCi | Unavailable] = {
         '.venv/bin/python tests/ns2/mutants.py --only "Vq\'s token rate"',
         "one mutant (the script builds ns-2 once in a tree of its own, then each mutant)",
     ),
+}
+
+
+BENCH = "its smallest options"
+DOC_WAYS: dict[str, Substituted | Fragment] = {
+    # docs/PERFORMANCE.md: the benchmarks' list at its head (moved from the README)
     ".venv/bin/python bench/ns2_speed.py --markdown docs/PERFORMANCE.md": Substituted(
         ".venv/bin/python bench/ns2_speed.py --repeats 1 --no-callgrind --markdown docs/PERFORMANCE.md",
         "its smallest options: one round, no valgrind",
@@ -194,12 +216,7 @@ WAYS: dict[str, Substituted | InCi | Unavailable] = {
     ".venv/bin/python bench/run_disk.py --markdown docs/PERFORMANCE.md": Substituted(
         ".venv/bin/python bench/run_disk.py --max-duration 5 --markdown docs/PERFORMANCE.md", "short runs"
     ),
-}
-
-
-BENCH = "its smallest options"
-DOC_WAYS: dict[str, Substituted | Fragment] = {
-    # docs/PERFORMANCE.md
+    # docs/PERFORMANCE.md: each section's command
     ".venv/bin/python bench/ns2_speed.py --repeats 3 --baseline /tmp/exp/o2base/ns --variant o2-pgo=/tmp/exp/o2-pgo/ns "
     "--variant o3=/tmp/exp/o3/ns": Substituted(
         ".venv/bin/python bench/ns2_speed.py --repeats 1 --no-callgrind",
@@ -224,15 +241,25 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
         ".venv/bin/python bench/plan_scale.py --sizes 10 --seeds 3 --markdown docs/PERFORMANCE.md", BENCH
     ),
     "snakemake -n": Fragment("Snakemake's dry-run flag, named in prose"),
+    "snakemake -n reproduce-all --profile profiles/paper": Substituted(
+        f".venv/bin/snakemake -n reproduce-all --profile profiles/paper {ONE_PAPER}",
+        f"{ONE_PAPER} (the line counts every paper's jobs)",
+    ),
+    ".ci/container": Fragment("CI's container stage, named in prose"),
+    ".ci/slurm": Fragment("the one-node Slurm script, named in prose"),
     "/usr/bin/time -v": Fragment("the timing tool, named in prose"),
-    "git clone . /tmp/full && cd /tmp/full && make setup ns2 && /usr/bin/time -v .venv/bin/snakemake reproduce-all": Substituted(
+    (
+        "git clone . /tmp/full && cd /tmp/full && make setup ns2 && /usr/bin/time -v .venv/bin/snakemake reproduce-all"
+    ): Substituted(
         "git clone -q {repo} full && cd full && ln -s {repo}/.venv .venv && .venv/bin/python "
         "ns2-patches/ns2_build.py --out build/ns2 && /usr/bin/time -v .venv/bin/snakemake reproduce-all "
         f"--dry-run {ONE_PAPER}",
         "a clone of this checkout's commit, its .venv linked (make setup there would pip install -e the "
         f"clone into it), ns-2 by the script make ns2 runs; {DRY_ONE}",
     ),
-    "time .venv/bin/snakemake reproduce-all --config experiment_files=configs/bqm.yaml results=/tmp/bqm-results": Substituted(
+    (
+        "time .venv/bin/snakemake reproduce-all --config experiment_files=configs/bqm.yaml results=/tmp/bqm-results"
+    ): Substituted(
         "time .venv/bin/snakemake reproduce-all --config experiment_files=configs/bqm.yaml "
         "results=/tmp/bqm-results --dry-run",
         DRY,
@@ -287,6 +314,9 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
         "'/tmp/psand-a/psand/load/readings/wq_packet=500/metrics.parquet'",
         f"{DRY}, one baseline and one reading's table",
     ),
+    # docs/STATUS.md
+    "make reproduce": WAYS["make reproduce"],
+    "snakemake sensitivity-all": dry(".venv/bin/snakemake sensitivity-all"),
     # docs/VALIDATION.md
     ".venv/bin/python tests/ns2/suites.py --ours build/ns2/ns --reference /usr/bin/ns --markdown docs/VALIDATION.md "
     "--all": Substituted(
