@@ -5,7 +5,7 @@ word with a file extension (tcp.cc, notes/002_bqm.md, flows.tsv) or a word with 
 repository's top-level folders or the roots below (ns2-patches/0010, results/...). Each is written in one of these
 forms, or the test fails naming the file and the line:
 
-- a repository path, relative to the repository's root, that exists: experiments/mobility.py,
+- a repository path, relative to the repository's root, that exists: experiments/planning/mobility.py,
   ns2-patches/0010-queue-bqm.patch, docs/DESIGN.md;
 - an ns-2.35 source file under the top folder of the tarball ns2-patches/ns2_build.py fetches: ns-2.35/tcp/tcp.cc
   (NS235_FILES, each checked against `tar -tJf ~/.cache/ns2-repro/src/ns2_2.35+dfsg.orig.tar.xz`);
@@ -137,7 +137,7 @@ def test_config_citations_resolve(path: Path):
 @pytest.mark.parametrize(
     "line, ok",
     [
-        ("# see experiments/matrix.py and ns2-patches/0010-queue-bqm.patch; README.md.", True),
+        ("# see experiments/planning/expansion.py and ns2-patches/0010-queue-bqm.patch; README.md.", True),
         ("# see experiments/no_such_module.py", False),
         ("# see /work/shared/papers/notes/002_bqm.md and ../shared/papers/002_60d8be5e595a928c.txt", False),
         ("# ~/.cache/ns2-repro/src/ns-2.35/tcp/tcp.cc", False),
