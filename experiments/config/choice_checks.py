@@ -70,9 +70,9 @@ def _check_choices(doc: dict, path: Path) -> None:
 
 def _check_claim_reading_axes(doc: dict, claim: dict, index: int, path: Path) -> None:
     """A claim's `where` may not name an axis whose levels are readings of its experiment: the where would win
-    over every reading level (claims.claim_rows), so the readings could never change its verdict."""
+    over every reading level (verdicts.claims.claim_rows), so the readings could never change its verdict."""
     if claim.get("experiment") not in doc["experiments"]:
-        return  # references.py names the unknown experiment
+        return  # references.check names the unknown experiment
     for cid, choice in readings.axis_choices(doc, claim["experiment"]).items():
         axis = choice["axis"]
         if (
@@ -93,7 +93,7 @@ def _check_alternatives(doc: dict, choice: dict, where: str, path: Path) -> None
     if len(set(labels)) != len(labels):
         raise ConfigError(f"{path}: {where}.alternatives: two alternatives have the same label")
     if readings.is_measure_choice(choice):
-        # How a number is computed from the same runs: no path, nothing set (references.py checks the metrics).
+        # How a number is computed from the same runs: no path, nothing set (references.check checks the metrics).
         for i, alt in enumerate(choice["alternatives"]):
             if "metrics" not in alt or "path" in choice or "experiments" in choice:
                 raise ConfigError(

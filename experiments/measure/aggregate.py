@@ -118,8 +118,8 @@ def aggregate(
     progress: Callable[[str], None] | None = None,
     label: str = "",
 ) -> None:
-    """`contexts`: each run's names, in the experiment's order (matrix.Expansion.contexts); `analysis`: the
-    experiment's analysis settings (config.ANALYSIS_KEYS: queue_thresholds, queue_ranges, settle, and series,
+    """`contexts`: each run's names, in the experiment's order (planning.expansion.Expansion.contexts); `analysis`: the
+    experiment's analysis settings (config.load.ANALYSIS_KEYS: queue_thresholds, queue_ranges, settle, and series,
     false to write series.parquet without rows); `cache`: the folder where each run's metrics are read and filed
     (store.layout.metrics_cache; None: computed afresh, filed nowhere); `progress`: called with a progress line,
     named `label`, at most every PROGRESS_EVERY seconds on long aggregations."""

@@ -1,11 +1,12 @@
-"""The one list of metric names: every metric experiments/measure/ produces, with its scopes, unit, meaning
-and what a run needs to have it. Claims and figures are checked against it before any run
-(experiments/references/check.py); `python -m experiments metrics` prints it as a markdown table.
+"""The one list of metric names: every metric experiments/measure/ produces, with its scopes, unit, meaning and
+what a run needs to have it, in the order of the families' modules (links, per_hop, e2e, tcp_flows, http_objects,
+core_log, sinks, wireless; each says how its metrics are computed). Claims and figures are checked against it
+before any run (experiments/references/check.py); `python -m experiments metrics` prints it as a Markdown table.
+No pandas here: validating a file reads this list without the rest of the package.
 
-Everything is measured over [warmup, duration] (the core_log metrics over [warmup, duration)).
-Percentiles (_p<q>, _median) are pandas' Series.quantile with its default linear interpolation.
-tests/experiments/test_metric_registry.py checks that this list and metrics.py agree.
-
+Everything is measured over [warmup, duration] (the core_log metrics over [warmup, duration)). Percentiles
+(_p<q>, _median) are pandas' Series.quantile with its default linear interpolation.
+tests/experiments/test_metric_registry.py checks that a run gives exactly these metrics and scopes.
 """
 
 from __future__ import annotations
@@ -55,12 +56,11 @@ NEEDS = {
 }
 
 
-# Causes of wireless_drops_<cause> (must equal metrics.WIRELESS_DROP_CAUSES; a test checks).
+# Causes of wireless_drops_<cause> (measure.wireless.drop_cause gives them).
 WIRELESS_DROP_CAUSES = ("queue", "route", "mac", "arp", "other")
 
 
-# Must equal metrics.CORE_VAR_WINDOWS_S, HINT_LEVELS, OBJECT_DELAY_PERCENTILES and LOSS_RUN_LENGTHS (a test
-# checks); kept here so that validating a file does not import pandas.
+# The families' parameters, here once: the names they give and what their modules compute.
 CORE_VAR_WINDOWS_S = (100, 500, 1000)
 
 

@@ -259,7 +259,7 @@ def _check_settle(name: str, link_name: str, settle: list, where: str, path: Pat
 
 def _check_queue_var(name: str, link_name: str, scenario: dict, where: str, path: Path) -> None:
     sampled = scenario.get("monitors", {}).get("queue_vars", [])
-    stems = {f"qvar_{var.rstrip('_')}_mean": var for var in sampled}  # as metrics.queue_var_name
+    stems = {f"qvar_{var.rstrip('_')}_mean": var for var in sampled}  # as measure.links.queue_var_name
     if link_name not in stems:
         raise ConfigError(
             f"{path}: {where}: {name} needs {NEEDS[QUEUE_VARS]}; measured: "

@@ -1,25 +1,14 @@
-"""The sensitivity table: every reproduction and diagnostic claim judged under the baseline and
-under each reading the file declares (experiments.config.readings), side by side.
-
-A verdict is evidence only if it survives the readings the paper leaves open. For each
-claim the table gives the baseline verdict and measured value, each reading's verdict
-and value, and the readings that flip the verdict. Per paper, three lists follow:
+"""results/SENSITIVITY.md: per paper and experiment, each claim's verdict and value under every reading
+(verdicts.sensitivity's table), the readings that flip it, and three lists:
 - holds under every reading tried: pass or drift under the baseline and every reading;
 - depends on the reading: holds under some, fails under others (the readings named);
-- fails under every reading tried: the strongest evidence that the published result
-  does not reproduce in ns-2.35 with the readings tried.
-The three lists count reproduction claims only. A diagnostic claim (a quantity derived from
-the paper's numbers that shows a mechanism) gets a line of its own: the readings under which
-it holds, i.e. the readings whose mechanism matches the paper's.
-A claim whose note blames some choices (`suspects`) is marked confirmed when a reading
-of one of them changes its verdict, not confirmed when none does (a reading under which
-the claim is missing, with nothing to measure, confirms nothing).
-A reading whose table is not in the results folder (a folder only partly run, the table written by hand) is
-`not run`, never `missing`: no evidence either way, like `missing` and `incomplete`, but a different reason.
-
-Written as results/SENSITIVITY.md and, machine-readable, results/sensitivity.parquet
-(one row per claim x reading).
-
+- fails under every reading tried: the strongest evidence that the published result does not reproduce in ns-2.35
+  with the readings tried.
+The three lists count reproduction claims only. A diagnostic claim (a quantity derived from the paper's numbers that
+shows a mechanism) gets a line of its own: the readings under which it holds, i.e. the readings whose mechanism
+matches the paper's. A claim whose note blames some choices (`suspects`) is marked confirmed when a reading of one of
+them changes its verdict, not confirmed when none does (a reading under which the claim is missing, with nothing to
+measure, confirms nothing). Written with the table itself, results/sensitivity.parquet.
 """
 
 from __future__ import annotations

@@ -86,8 +86,8 @@ class Plan:
         return runs.runs(index * self.batch_size, (index + 1) * self.batch_size)
 
     def batch_identity(self, paper: str, experiment: str, index: int, reading: str = BASELINE) -> str:
-        """What decides the batch's runs (matrix.Expansion.identity): the simulate job's rerun trigger, in place
-        of the whole experiment file."""
+        """What decides the batch's runs (planning.expansion.Expansion.identity): the simulate job's rerun trigger, in
+        place of the whole experiment file."""
         runs = self.expansions[(paper, experiment, reading)]
         return runs.identity(index * self.batch_size, (index + 1) * self.batch_size)
 

@@ -23,12 +23,12 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from sweeps import copy_checkout
 
 from experiments.report.browser_check import CHROMIUM
 
@@ -442,28 +442,12 @@ def test_what_it_needs_is_still_unavailable(command):
 
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory) -> Path:
-    """A copy of the checkout's files (tracked and new, not ignored; times kept, so make sees set-up done) and of
-    its ns-2 build, this checkout's .venv linked in, and the README's sweep as my_sweep.yaml."""
+    """A copy of the checkout and its ns-2 build (sweeps.copy_checkout: a workflow there may touch the build), this
+    checkout's .venv linked in, and the README's sweep as my_sweep.yaml."""
     if subprocess.run(["make", "-q", "venv"], cwd=REPO).returncode != 0:  # else make there would pip install -e it
         pytest.fail("the virtualenv is older than requirements.txt or pyproject.toml: run `make setup` first")
-    root = tmp_path_factory.mktemp("readme") / "checkout"
-    listed = (
-        subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=REPO,
-            capture_output=True,
-            check=True,
-        )
-        .stdout.decode()
-        .split("\0")
-    )
-    for name in filter(None, listed):
-        source = REPO / name
-        if source.is_file():
-            (root / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, root / name, follow_symlinks=False)
+    root = copy_checkout(tmp_path_factory.mktemp("readme") / "checkout")
     (root / ".venv").symlink_to(REPO / ".venv")
-    shutil.copytree(REPO / "build" / "ns2", root / "build" / "ns2")  # copied: a workflow there may touch it
     (root / "my_sweep.yaml").write_text(yaml_block(README.read_text()))
     return root
 

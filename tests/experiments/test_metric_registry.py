@@ -16,11 +16,9 @@ from experiments.common.markdown import row_cells
 from experiments.config.load import load
 from experiments.measure import registry as metric_registry
 from experiments.measure.registry import (
-    CORE_VAR_WINDOWS_S,
     HINT_LEVELS,
     LOSS_RUN_LENGTHS,
     METRICS,
-    OBJECT_DELAY_PERCENTILES,
     WIRELESS_DROP_CAUSES,
     lookup,
     scope_kind,
@@ -209,14 +207,6 @@ def test_the_wireless_run_has_every_cause_and_no_link_metric(wireless_run):
     assert "wireless_drops_queue_pct" in names and "goodput_Bps" in names
     assert not [m for m in names if lookup(m).needs and metric_registry.PACKET_TRACE in lookup(m).needs]
     assert set(rows["scope"]) <= {"all", "group:fixed", "group:random"} | {f"flow{fid}" for fid in range(1, 6)}
-
-
-def test_the_registry_s_constants_are_those_of_metrics_py():
-    assert metric_registry.WIRELESS_DROP_CAUSES == WIRELESS_DROP_CAUSES
-    assert metric_registry.CORE_VAR_WINDOWS_S == CORE_VAR_WINDOWS_S
-    assert list(metric_registry.HINT_LEVELS) == list(HINT_LEVELS)
-    assert metric_registry.OBJECT_DELAY_PERCENTILES == OBJECT_DELAY_PERCENTILES
-    assert list(metric_registry.LOSS_RUN_LENGTHS) == list(LOSS_RUN_LENGTHS)
 
 
 def test_names_are_unique_and_no_two_entries_claim_one_name():

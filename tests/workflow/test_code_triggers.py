@@ -8,13 +8,12 @@ it re-ran no batch."""
 from __future__ import annotations
 
 import os
-import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from sweeps import copy_checkout, dry_run_jobs
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -78,35 +77,13 @@ def run(checkout: Path, *extra: str) -> str:
 
 
 def scheduled(checkout: Path) -> dict[str, int]:
-    """Jobs per rule that `snakemake --dry-run` would run now ({} when nothing is to be done)."""
-    out = run(checkout, "--dry-run")
-    if "Nothing to be done" in out:
-        return {}
-    counts = dict(re.findall(r"^([a-z_]+)\s+(\d+)$", out.split("Job stats:", 1)[1], flags=re.M))
-    counts.pop("total", None)
-    return {rule: int(n) for rule, n in counts.items()}
+    return dry_run_jobs(run(checkout, "--dry-run"))
 
 
 @pytest.fixture(scope="module")
 def checkout(tmp_path_factory) -> Path:
-    """A copy of the checkout's tracked files and its ns-2 build (copied after the sources: newer than them, so
-    the build rule stays done), with the sweep run once."""
-    root = tmp_path_factory.mktemp("code") / "checkout"
-    listed = (
-        subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=REPO,
-            capture_output=True,
-            check=True,
-        )
-        .stdout.decode()
-        .split("\0")
-    )
-    for name in filter(None, listed):
-        if (REPO / name).is_file():
-            (root / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(REPO / name, root / name, follow_symlinks=False)
-    shutil.copytree(REPO / "build" / "ns2", root / "build" / "ns2", copy_function=shutil.copy)
+    """A copy of the checkout (sweeps.copy_checkout) with the sweep run once."""
+    root = copy_checkout(tmp_path_factory.mktemp("code") / "checkout")
     (root / "sweep.yaml").write_text(SWEEP)
     run(root)
     assert scheduled(root) == {}

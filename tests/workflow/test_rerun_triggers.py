@@ -4,12 +4,12 @@ stages that read what changed; renaming what names a run re-simulates nothing (D
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from sweeps import dry_run_jobs
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -71,12 +71,7 @@ def scheduled(sweep: Path, results: Path) -> dict[str, int]:
     proc = subprocess.run(command(sweep, results, "--dry-run"), cwd=REPO, capture_output=True, text=True)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-3000:]
-    if "Nothing to be done" in out:
-        return {}
-    stats = out.split("Job stats:", 1)[1]
-    counts = dict(re.findall(r"^([a-z_]+)\s+(\d+)$", stats, flags=re.M))
-    counts.pop("total", None)
-    return {rule: int(n) for rule, n in counts.items()}
+    return dry_run_jobs(out)
 
 
 @pytest.fixture(scope="module")
