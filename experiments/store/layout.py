@@ -109,3 +109,23 @@ def runs_page(paper: str, experiment: str) -> str:
 def relative(path: Path, results: str | Path) -> str:
     """A path of the results folder as the report's links name it (posix, relative to the folder)."""
     return Path(path).relative_to(Path(results)).as_posix()
+
+
+def place_of(results: str | Path, path: str | Path) -> tuple[str, ...]:
+    """Where a path lies in the results folder, as the parts that name it: (paper, experiment, reading) for a file
+    of (or at) an experiment's folder (reading BASELINE, or a reading's label under readings/), ("artifact", paper, id) for
+    a figure or table, () for anything else (a report, a path outside the folder, a stamp)."""
+    root, parts = Path(results).parts, Path(path).parts
+    rest = parts[len(root) :] if parts[: len(root)] == root else ()
+    if len(rest) == 3 and rest[1] in ARTIFACT_KINDS:
+        return ("artifact", rest[0], Path(rest[2]).stem)
+    if len(rest) > 3 and rest[2] == READINGS:
+        return (rest[0], rest[1], rest[3])
+    if len(rest) >= 2:
+        return (rest[0], rest[1], BASELINE)
+    return ()
+
+
+def in_readings(path: str | Path) -> bool:
+    """Whether a path lies in some readings folder (of a results folder that cannot be placed)."""
+    return READINGS in Path(path).parts

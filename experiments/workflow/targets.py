@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from experiments.config.readings import BASELINE
+from experiments.store import layout
 from experiments.workflow.plan import Plan
 
 SENSITIVITY_TARGET = "sensitivity-all"  # the stamp of the sensitivity stage (Snakefile)
@@ -23,33 +24,29 @@ def runs_for_targets(plan: Plan, results: str | Path, targets) -> int:
     a figure or table (<results>/<paper>/figures/<id>.png, .../tables/<id>.md) its experiment's and its
     reference's baselines, sensitivity-all every expansion's, and anything else (no target: reproduce-all; a
     report or a rule name) every baseline's, plus every reading's if the target lies in a readings folder."""
-    root = Path(results).parts
     wanted: set[tuple[str, str, str]] = set()
     for target in targets or ["reproduce-all"]:
         if target == SENSITIVITY_TARGET:
             return plan.total_runs()
-        parts = Path(str(target)).parts
-        rest = parts[len(root) :] if parts[: len(root)] == root else ()
-        reading = rest[3] if len(rest) > 3 and rest[2] == "readings" else BASELINE
-        key = (*rest[:2], reading)
-        drawn = _artifact_experiments(plan, rest)
-        if key in plan.expansions:
-            wanted.add(key)
-        elif drawn:
+        place = layout.place_of(results, str(target))
+        if place[:1] == ("artifact",):
+            drawn = _artifact_experiments(plan, *place[1:])
+        else:
+            drawn = {place} if place in plan.expansions else set()
+        if drawn:
             wanted |= drawn
         else:
-            any_reading = "readings" in parts
+            any_reading = layout.in_readings(str(target))
             wanted |= {k for k in plan.expansions if k[2] == BASELINE or any_reading}
     return sum(len(plan.expansions[key]) for key in wanted)
 
 
-def _artifact_experiments(plan: Plan, rest: tuple) -> set[tuple[str, str, str]]:
-    """The baselines a figure or table target (<paper>/figures|tables/<id>.<ext>) is drawn from; empty otherwise."""
-    if len(rest) != 3 or rest[1] not in ("figures", "tables") or rest[0] not in plan.docs:
-        return set()
-    doc, stem = plan.docs[rest[0]], Path(rest[2]).stem
+def _artifact_experiments(plan: Plan, paper: str, artifact_id: str) -> set[tuple[str, str, str]]:
+    """The baselines a figure or table is drawn from (its experiment's and its reference's); empty for an unknown
+    one."""
+    doc = plan.docs.get(paper, {})
     for artifact in [*doc.get("figures", []), *doc.get("tables", [])]:
-        if artifact["id"] == stem:
+        if artifact["id"] == artifact_id:
             names = [artifact["experiment"], *([artifact["reference"]] if "reference" in artifact else [])]
-            return {(rest[0], name, BASELINE) for name in names if (rest[0], name, BASELINE) in plan.expansions}
+            return {(paper, name, BASELINE) for name in names if (paper, name, BASELINE) in plan.expansions}
     return set()
