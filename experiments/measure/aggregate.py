@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 
 from experiments.common.code import code_digest
+from experiments.common.files import replacing
 from experiments.common.progress import Count, Progress, hms
 from experiments.measure.run import run_metrics
 from experiments.store.records import read_records
@@ -82,10 +81,8 @@ def cached_run_metrics(
     )
     run_m, run_s = _normalised(run_m), _normalised(run_s if keep_series else run_s.iloc[:0])
     for table, path in zip((run_m, run_s), paths, strict=False):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")  # racing writers: one each
-        table.to_parquet(tmp, index=False)
-        tmp.replace(path)
+        with replacing(path) as tmp:  # jobs sharing a run may file it at once: each renames a whole file
+            table.to_parquet(tmp, index=False)
     return run_m, run_s, False
 
 

@@ -13,10 +13,9 @@ import contextlib
 import json
 import os
 import subprocess
-import tempfile
 from pathlib import Path
 
-from experiments.common.files import sha256_file
+from experiments.common.files import sha256_file, write_atomic
 
 SCRIPT = Path(__file__).with_name("ns_knobs.tcl")
 
@@ -63,10 +62,7 @@ class KnobCatalog:
 
     def _write(self) -> None:
         with contextlib.suppress(OSError):  # a cache that cannot be written (read-only home) is only slower
-            self.cache.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile("w", dir=self.cache.parent, suffix=".tmp", delete=False) as out:
-                json.dump(self.data, out, sort_keys=True)
-            Path(out.name).replace(self.cache)  # atomic: parallel validations never read half a file
+            write_atomic(self.cache, json.dumps(self.data, sort_keys=True))  # parallel validations read it whole
 
     def is_class(self, cls: str) -> bool:
         return cls in self.data["heritage"]

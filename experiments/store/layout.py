@@ -113,8 +113,8 @@ def relative(path: Path, results: str | Path) -> str:
 
 def place_of(results: str | Path, path: str | Path) -> tuple[str, ...]:
     """Where a path lies in the results folder, as the parts that name it: (paper, experiment, reading) for a file
-    of (or at) an experiment's folder (reading BASELINE, or a reading's label under readings/), ("artifact", paper, id) for
-    a figure or table, () for anything else (a report, a path outside the folder, a stamp)."""
+    of (or at) an experiment's folder (reading BASELINE, or a reading's label under readings/), ("artifact", paper,
+    id) for a figure or table, () for anything else (a report, a path outside the folder, a stamp)."""
     root, parts = Path(results).parts, Path(path).parts
     rest = parts[len(root) :] if parts[: len(root)] == root else ()
     if len(rest) == 3 and rest[1] in ARTIFACT_KINDS:

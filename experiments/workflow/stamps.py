@@ -9,7 +9,7 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
-from experiments.common.files import sha256_file
+from experiments.common.files import sha256_file, write_atomic
 from experiments.config.readings import BASELINE
 from experiments.store.records import failed_entries
 from experiments.workflow.plan import Plan
@@ -17,11 +17,7 @@ from experiments.workflow.plan import Plan
 
 def write_stamp(artifacts: Iterable[str | Path], out: str | Path) -> None:
     """`sha256sum`-style listing of the artifacts, sorted by path, written atomically."""
-    lines = [f"{sha256_file(p)}  {p}\n" for p in sorted(map(str, artifacts))]
-    out = Path(out)
-    tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text("".join(lines))
-    tmp.replace(out)
+    write_atomic(out, "".join(f"{sha256_file(p)}  {p}\n" for p in sorted(map(str, artifacts))))
 
 
 def git_commit(root: str | Path) -> str:
