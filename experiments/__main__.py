@@ -1,4 +1,4 @@
-"""Command line: `python -m experiments validate FILE...`, `... runs FILE` and `... metrics`."""
+"""Command line: `python -m experiments validate FILE...`, `... runs FILE`, `... metrics` and `... check-report DIR`."""
 
 import signal
 import sys

@@ -1,3 +1,3 @@
-"""What every stage shares and that knows nothing of experiments: atomic writes, digests, canonical JSON,
-progress lines, Markdown tables.
+"""What every stage shares and that knows nothing of experiments: atomic writes, digests, canonical JSON, the import
+closure of a module, progress lines, Markdown tables.
 """
