@@ -13,7 +13,8 @@ from experiments.common.code import ROOT, code_digest
 from experiments.simulate.toolchain import Toolchain
 
 # The modules each stage's job calls (workflow.jobs); their imports are followed.
-SIMULATE = ("experiments.simulate.batch", "experiments.planning.expansion")  # expand a batch, run it
+# A batch job expands its runs, runs them and writes its record.
+SIMULATE = ("experiments.planning.expansion", "experiments.simulate.batch", "experiments.store.records")
 AGGREGATE = ("experiments.measure.aggregate",)
 REPORT = ("experiments.report.markdown",)
 SENSITIVITY = ("experiments.report.sensitivity_markdown",)
