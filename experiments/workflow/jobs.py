@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from experiments.common.progress import Progress
@@ -15,6 +17,19 @@ from experiments.simulate.toolchain import Toolchain
 from experiments.store import layout
 from experiments.store.records import write_record
 from experiments.workflow.plan import Plan
+
+
+@contextmanager
+def job_log(path: str | Path) -> Iterator[Callable[[str], None]]:
+    """A job's progress lines, on the console and in its log, as they come."""
+    with open(path, "w") as log_file:
+
+        def progress(line: str) -> None:
+            print(line, flush=True)
+            log_file.write(line + "\n")
+            log_file.flush()
+
+        yield progress
 
 
 def batch_of(wildcards) -> tuple[str, str, int, str]:
@@ -40,13 +55,7 @@ def simulate_batch(
     paper, experiment, index, reading = batch_of(wildcards)
     after = parse_into_tables(settings)
     runs = plan.batch_runs(paper, experiment, index, reading)
-    with open(log, "w") as log_file:
-
-        def progress(line: str) -> None:
-            print(line, flush=True)
-            log_file.write(line + "\n")
-            log_file.flush()
-
+    with job_log(log) as progress:
         outcomes = run_batch(
             runs, settings.results, tools, after, progress, f"{paper}/{experiment} batch {index}", sweep
         )
@@ -85,13 +94,7 @@ def aggregate_experiment(
     exp = plan.docs[paper]["experiments"][experiment]
     contexts = plan.expansions[(paper, experiment, reading)].contexts()
     label = f"{paper}/{experiment}" + ("" if reading == BASELINE else f" under {reading}")
-    with open(log, "w") as log_file:
-
-        def progress(line: str) -> None:
-            print(line, flush=True)
-            log_file.write(line + "\n")
-            log_file.flush()
-
+    with job_log(log) as progress:
         aggregate.aggregate(
             records,
             contexts,
