@@ -10,29 +10,41 @@ those levels of the axis, each still a cell of its own (e.g. two of four deploym
   pass if |measured - expected| <= the pass tolerance, drift if within the drift
   tolerance, fail otherwise.
 - kind extreme: the mean over seeds of each level of the axis. pass if the claimed
-  level is the min (max) and its confidence interval does not overlap the runner-up's;
+  level is the min (max) and its difference to the runner-up is told apart from 0 (below);
   drift if it is the extreme by mean only; fail if another level is.
 - kind compare: level A of an axis against each level in `than` (default: every other
   level), relation greater (or less) by `factor` (default 1): A > factor x B. pass if it
-  holds for every B and A's 95 % interval is clear of factor x B's; drift if A is on
-  the claimed side of every B by mean but not by the factor or the intervals overlap;
-  fail if some B is on A's side.
+  holds for every B and A - factor x B is told apart from 0; drift if A is on the claimed
+  side of every B by mean but not by the factor or not told apart; fail if some B is on
+  A's side.
 - kind bound: the mean over seeds is below (above) `threshold`: pass; within
   `drift_threshold`: drift; beyond it: fail.
 - kind nearest: level A's mean is nearer to level `nearest` than to every other level in
-  `among`. pass if nearer by more than the 95 % intervals of the levels involved; drift
-  if nearer by mean only; fail otherwise.
+  `among`. pass if nearer by more than the 95 % intervals (paired: the per-seed gain in
+  nearness clear of 0; unpaired: more than A's half-width plus the larger of the other two);
+  drift if nearer by mean only; fail otherwise.
 - kind ratio: the relative change of `level` against `baseline` (two levels of `axis`):
   measured = mean over seeds at level / mean over seeds at baseline - 1 (e.g. 0.22 for
   "+22 %"), judged against `expected` with the `pass` and `drift` tolerances exactly like
-  kind value; missing when either level has no value or the baseline's mean is 0.
+  kind value, its 95 % interval beside it (the delta method, with the two means' covariance
+  when paired); missing when either level has no value or the baseline's mean is 0.
 - kind slope: how much `metric` changes per unit of `per` between `baseline` and `level` (two
   levels of `axis`): measured = (mean of metric at level - at baseline) / (mean of per at
   level - at baseline), both means over seeds, e.g. the object time one avoided drop saves
   (object_cycle_s per core_drops_per_object); judged against `expected` like kind value;
   missing when a level lacks either metric or the change of `per` is not told apart from 0
-  (|change| within the half-widths of both levels' 95 % intervals combined, sqrt(a² + b²)):
-  a ratio over a change lost in the noise has no meaning.
+  (paired: within the 95 % interval of the per-seed changes; unpaired: within the half-widths
+  of both levels' intervals combined, sqrt(a² + b²)): a ratio over a change lost in the noise
+  has no meaning.
+
+Told apart from 0, two levels' difference: every level of a cell runs the same seeds (common
+random numbers), so where both levels have a value at exactly the same seeds the difference is
+taken per seed, and it is told apart when the 95 % interval of those per-seed differences is
+clear of 0 (paired). Where they do not (other seed lists, a failed run, a value not measured),
+the levels are taken as independent: told apart when their own intervals do not overlap
+(unpaired). Each verdict names its test (`test`, and the tolerance column); a claim compared
+against several levels that pair with some only is "partly paired". Intervals use Student's t
+for the number of values (scipy), whatever it is.
 
 A claim with no runs behind it is `missing`, never a pass. A claim a run of which failed
 (ns or its parser; the run is left out of every table) is `incomplete`, never a pass:

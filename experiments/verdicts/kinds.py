@@ -10,7 +10,15 @@ from dataclasses import replace
 import pandas as pd
 
 from experiments.config.axes import label_column, label_text
-from experiments.verdicts.stats import ci95, describe_tolerance, within
+from experiments.verdicts.stats import (
+    ci95,
+    describe_tolerance,
+    difference,
+    per_seed,
+    ratio_half_width,
+    shared_seeds,
+    within,
+)
 from experiments.verdicts.verdict import Verdict, missing
 
 
@@ -57,14 +65,14 @@ def _extreme(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
     if want not in stats.index or len(stats) < 2:
         return missing(claim)
     ordered = stats.sort_values("mean", ascending=claim["extreme"] == "min")
-    best, runner_up = ordered.iloc[0], ordered.iloc[1]
     measured = ", ".join(f"{lvl} {row['mean']:.4g}" for lvl, row in ordered.iterrows())
+    apart = difference(stats, _seed_table(claim, group), ordered.index[0], ordered.index[1])
+    test = _test([apart.paired])
     if ordered.index[0] != want:
         verdict, note = "fail", f"{ordered.index[0]} is the {claim['extreme']}"
     else:
-        overlap = _overlap(best, runner_up, 1)
-        verdict = "drift" if overlap else "pass"
-        note = f"95 % intervals of {want} and {ordered.index[1]} overlap" if overlap else ""
+        verdict = "pass" if apart.apart else "drift"
+        note = "" if apart.apart else f"95 % interval of {want} - {ordered.index[1]} ({test}) includes 0"
     return Verdict(
         claim["id"],
         claim["source"],
@@ -73,10 +81,11 @@ def _extreme(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
         claim["metric"],
         f"{want} is the {claim['extreme']}",
         measured,
-        "95 % intervals apart",
+        _apart_rule(test),
         int(stats["count"].min()),
         verdict,
         note,
+        test=test,
     )
 
 
@@ -88,6 +97,25 @@ def _level_stats(claim: dict, group: pd.DataFrame) -> pd.DataFrame:
     return measured.groupby(label_column(measured[axis]))["value"].agg(["mean", ci95, "count"])
 
 
+def _seed_table(claim: dict, group: pd.DataFrame) -> pd.DataFrame | None:
+    """The cell's measured values as seed x level of the claim's axis (its label_text), for paired statistics;
+    None where they cannot be paired (stats.per_seed)."""
+    measured = group.dropna(subset=["value"])
+    return per_seed(measured.assign(_level=label_column(measured[claim["axis"]])), "_level")
+
+
+def _test(paired: list[bool]) -> str:
+    """How a verdict's differences were taken: paired (every one per seed), unpaired, or partly paired."""
+    return "paired" if all(paired) else "unpaired" if not any(paired) else "partly paired"
+
+
+def _apart_rule(test: str) -> str:
+    """The tolerance column of a verdict that needs two levels apart, naming the test."""
+    if test == "paired":
+        return "95 % interval of the per-seed differences clear of 0 (paired)"
+    return f"95 % intervals apart ({test})"
+
+
 def _compare(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
     stats = _level_stats(claim, group)
     want = label_text(claim["level"])
@@ -97,19 +125,23 @@ def _compare(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
     sign = 1 if claim["relation"] == "greater" else -1
     factor = claim.get("factor", 1)
     a = stats.loc[want]
-    wrong, weak = [], []
+    table = _seed_table(claim, group)
+    wrong, weak, paired = [], [], []
     for other in others:
         b = stats.loc[other]
+        gap = difference(stats, table, want, other, factor)
+        paired.append(gap.paired)
         if sign * (a["mean"] - b["mean"]) <= 0:
             wrong.append(other)
-        elif sign * (a["mean"] - factor * b["mean"]) <= 0 or _overlap(a, b, factor):
+        elif sign * gap.mean <= 0 or not gap.apart:
             weak.append(other)
+    test = _test(paired)
     verdict = "fail" if wrong else "drift" if weak else "pass"
     note = ""
     if wrong:
         note = f"{', '.join(wrong)} on the other side"
     elif weak:
-        note = f"against {', '.join(weak)}: not by the factor, or 95 % intervals overlap"
+        note = f"against {', '.join(weak)}: not by the factor, or its 95 % interval ({test}) includes 0"
     word = ">" if sign > 0 else "<"
     scale = f"{factor:g} x " if factor != 1 else ""
     expected = f"{want} {word} {scale}{', '.join(others)}"
@@ -122,18 +154,12 @@ def _compare(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
         claim["metric"],
         expected,
         measured,
-        "95 % intervals apart",
+        _apart_rule(test),
         int(stats.loc[[want, *others], "count"].min()),
         verdict,
         note,
+        test=test,
     )
-
-
-def _overlap(a: pd.Series, b: pd.Series, factor: float) -> bool:
-    """Do a's 95 % interval and factor x b's touch? A level with too few values has no interval: never apart."""
-    if math.isnan(a["ci95"]) or math.isnan(b["ci95"]):
-        return True
-    return abs(a["mean"] - factor * b["mean"]) <= a["ci95"] + factor * b["ci95"]
 
 
 def _bound(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
@@ -171,18 +197,27 @@ def _nearest(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
         return missing(claim)
     a = stats.loc[want]
     near = abs(a["mean"] - stats.loc[target, "mean"])
-    verdict, notes = "pass", []
+    table = _seed_table(claim, group)
+    verdict, notes, paired = "pass", [], []
     for rival in rivals:
         far = abs(a["mean"] - stats.loc[rival, "mean"])
-        halves = [a["ci95"], stats.loc[target, "ci95"], stats.loc[rival, "ci95"]]
-        # No interval for some level: never apart (NaN taken explicitly, not by max()'s argument order).
-        slack = math.nan if any(math.isnan(h) for h in halves) else halves[0] + max(halves[1:])
+        seeds = shared_seeds(table, [want, target, rival])
+        paired.append(seeds is not None)
+        if seeds is not None:  # per seed: how much nearer A is to the target than to the rival
+            gain = (seeds[want] - seeds[rival]).abs() - (seeds[want] - seeds[target]).abs()
+            clear = not math.isnan(half := ci95(gain)) and gain.mean() > half
+        else:
+            halves = [a["ci95"], stats.loc[target, "ci95"], stats.loc[rival, "ci95"]]
+            # No interval for some level: never apart (NaN taken explicitly, not by max()'s argument order).
+            slack = math.nan if any(math.isnan(h) for h in halves) else halves[0] + max(halves[1:])
+            clear = not math.isnan(slack) and far - near > slack
         if near >= far:
             verdict = "fail"
             notes.append(f"nearer to {rival}")
-        elif math.isnan(slack) or far - near <= slack:
+        elif not clear:
             verdict = "drift" if verdict == "pass" else verdict
-            notes.append(f"nearer to {target} than to {rival} within the 95 % intervals")
+            notes.append(f"nearer to {target} than to {rival} within the 95 % intervals ({_test([paired[-1]])})")
+    test = _test(paired)
     measured = ", ".join(f"{lvl} {stats.loc[lvl, 'mean']:.4g}" for lvl in [want, target, *rivals])
     return Verdict(
         claim["id"],
@@ -192,10 +227,11 @@ def _nearest(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
         claim["metric"],
         f"{want} nearest to {target}",
         measured,
-        "distance beyond 95 % intervals",
+        f"distance beyond the 95 % intervals ({test})",
         int(stats.loc[[want, target, *rivals], "count"].min()),
         verdict,
         "; ".join(notes),
+        test=test,
     )
 
 
@@ -208,7 +244,9 @@ def _ratio(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
         return replace(missing(claim), group=label, note=f"the mean at {baseline} is 0: no relative change")
     a, b = stats.loc[level, "mean"], stats.loc[baseline, "mean"]
     change = a / b - 1
-    measured = f"{change:+.4f} ({level} {a:.4g} / {baseline} {b:.4g})"
+    half, paired = ratio_half_width(stats, _seed_table(claim, group), level, baseline)
+    interval = f" ± {half:.2g}" if not math.isnan(half) else ""
+    measured = f"{change:+.4f}{interval} ({level} {a:.4g} / {baseline} {b:.4g})"
     return Verdict(
         claim["id"],
         claim["source"],
@@ -221,6 +259,7 @@ def _ratio(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
         int(stats.loc[[level, baseline], "count"].min()),
         _tolerated(change, claim),
         value=change,
+        test=_test([paired]),
     )
 
 
@@ -231,14 +270,16 @@ def _slope(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
     if not {level, baseline} <= set(per_stats.index) & set(metric_stats.index):
         return missing(claim)
     d_metric = metric_stats.loc[level, "mean"] - metric_stats.loc[baseline, "mean"]
-    d_per = per_stats.loc[level, "mean"] - per_stats.loc[baseline, "mean"]
-    noise = math.hypot(per_stats.loc[level, "ci95"], per_stats.loc[baseline, "ci95"])
+    change = difference(per_stats, _seed_table(claim, group[group["metric"] == claim["per"]]), level, baseline)
+    d_per = change.mean
+    # paired: the per-seed changes' interval; unpaired: the two levels' intervals combined, sqrt(a² + b²)
+    noise = change.half if change.paired else math.hypot(per_stats.loc[level, "ci95"], per_stats.loc[baseline, "ci95"])
     if d_per == 0 or not abs(d_per) > noise:  # a nan interval (one value) cannot tell the change from 0 either
         return replace(
             missing(claim),
             group=label,
             note=f"{claim['per']} changes by {d_per:+.4g} from {baseline} to {level}, not told apart from 0 "
-            f"(95 % intervals ±{noise:.2g})",
+            f"(95 % interval ±{noise:.2g}, {_test([change.paired])})",
         )
     slope = d_metric / d_per
     measured = f"{slope:.4g} ({claim['metric']} {d_metric:+.4g} / {claim['per']} {d_per:+.4g}, {level} - {baseline})"
@@ -255,6 +296,7 @@ def _slope(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
         seeds,
         _tolerated(slope, claim),
         value=slope,
+        test=_test([change.paired]),
     )
 
 

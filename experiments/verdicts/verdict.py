@@ -23,6 +23,7 @@ class Verdict:
     note: str = ""
     scope: str = "all"  # the metrics scope read: all, group:<name> or flow<fid>
     value: float = math.nan  # kinds value, ratio and slope: the number judged against expected
+    test: str = ""  # how two levels were compared: paired (per seed), unpaired or partly paired (verdicts.stats)
 
 
 def scope_of(claim: dict) -> str:

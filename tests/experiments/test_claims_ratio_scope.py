@@ -53,8 +53,9 @@ def test_ratio_claim_pass_drift_fail_per_free_label():
         ("variant=c", "fail"),
         ("variant=d", "drift"),
     ]
-    assert verdicts[0].measured == "+0.2200 (PISA 122 / PI 100)"
-    assert verdicts[2].measured == "+0.0000 (PISA 100 / PI 100)"
+    # the delta method's interval, with the two means' covariance over their shared seeds (paired): t(2) x 0.0130
+    assert verdicts[0].measured == "+0.2200 ± 0.056 (PISA 122 / PI 100)" and verdicts[0].test == "paired"
+    assert verdicts[2].measured == "+0.0000 ± 0 (PISA 100 / PI 100)"  # constant values: an interval of width 0
     assert verdicts[0].expected == "PISA / PI - 1 = +0.22"
     assert verdicts[0].tolerance == "pass ±0.05, drift ±0.1"
     assert (verdicts[0].seeds, verdicts[1].seeds) == (3, 2)

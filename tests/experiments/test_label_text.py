@@ -111,7 +111,8 @@ def test_claims_naming_levels_of_a_float_column():
     ratio = {**CLAIM, "kind": "ratio", "axis": "max_th", "level": 20.0, "baseline": "10.5", "expected": 1.0}
     del ratio["where"]
     (verdict,) = judge(ratio, metrics_table(), ["max_th", "variant"])
-    assert verdict.verdict == "pass" and verdict.deciding.measured.startswith("+1.0000 (20 10 / 10.5 5)")
+    assert verdict.verdict == "pass" and verdict.deciding.measured.startswith("+1.0000 ± ")
+    assert verdict.deciding.measured.endswith(" (20 10 / 10.5 5)")
     extreme = {
         "id": "x",
         "kind": "extreme",

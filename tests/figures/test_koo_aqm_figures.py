@@ -34,7 +34,7 @@ STEP = {"e2e_loss_pct_mean": 0.03, "e2e_delay_ms_mean": 2.0, "e2e_loss_pct_std":
 VARIANT_SHIFT = {"as_text": 0.0, "as_script": 10.0}
 # Mean queueing delay (ms) of core0, core1, core2 per queue discipline, in every run.
 CORE_DELAY_MS = {"DropTail": (60.0, 0.6, 0.3), "RED": (8.0, 0.7, 0.3), "PI": (25.0, 0.5, 0.5)}
-T975_DF2 = 4.303  # two-sided 95 % Student t quantile, 2 degrees of freedom (3 seeds)
+T975_DF2 = 4.302652729911275  # two-sided 95 % Student t quantile, 2 degrees of freedom (3 seeds)
 
 
 def _context(experiment: str, queue: str, variant: str, seed: int) -> dict:

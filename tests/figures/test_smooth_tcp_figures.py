@@ -14,7 +14,7 @@ from figures.common import ExperimentData
 PROTOCOLS = ("TCP(0.31, 0.875)", "TCP(0.583, 0.75)", "TCP(1, 0.5)", "TCP(1.25, 0.25)")
 DEPLOYMENTS = tuple(smooth_tcp.DEPLOYMENT_NAMES)
 SEEDS = (1, 2, 3)
-T975_DF2 = 4.303  # two-sided 95 % Student t quantile, 2 degrees of freedom
+T975_DF2 = 4.302652729911275  # two-sided 95 % Student t quantile, 2 degrees of freedom
 
 
 def queue_data() -> ExperimentData:
