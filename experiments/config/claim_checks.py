@@ -8,6 +8,7 @@ from pathlib import Path
 
 from experiments.config.axes import axes_of, label_text, level_labels
 from experiments.config.errors import ConfigError
+from experiments.config.tolerances import allowed
 
 
 def _check_where(where: dict, axes: dict, exp_name: str, at: str, path: Path) -> None:
@@ -88,10 +89,6 @@ def _check_claim_scope(claim: dict, experiment: dict, exp_name: str, where: str,
         )
 
 
-def _allowed(tolerance: dict, expected: float) -> float:
-    return tolerance["abs"] if "abs" in tolerance else tolerance["rel"] * abs(expected)
-
-
 def _check_claim_tolerances(claim: dict, where: str, path: Path) -> None:
     """A drift band wider than the pass band, a relative tolerance against a non-zero expectation, and a bound's
     drift threshold beyond (looser than) its threshold: otherwise a verdict could never be drift, or pass."""
@@ -102,7 +99,7 @@ def _check_claim_tolerances(claim: dict, where: str, path: Path) -> None:
                 raise ConfigError(
                     f"{path}: {where}.{key}: a relative tolerance of an expected 0 allows nothing; use abs"
                 )
-        if _allowed(claim["drift"], expected) <= _allowed(claim["pass"], expected):
+        if allowed(claim["drift"], expected) <= allowed(claim["pass"], expected):
             raise ConfigError(
                 f"{path}: {where}.drift: {claim['drift']} is not wider than pass {claim['pass']} at expected "
                 f"{expected:g}; drift must allow more than pass"

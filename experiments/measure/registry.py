@@ -572,6 +572,35 @@ _OTHER_METRICS = [
 METRICS: tuple[Metric, ...] = (*_link_metrics(), *_bottleneck_copies(_link_metrics()), *_OTHER_METRICS)
 
 
+# The families whose measured value is never 0: Jain's index is at least 1/n, and a delay holds a propagation and a
+# transmission. Any other metric can be 0 (a share, a rate, a count, a queue), including on a dead link, so a value
+# claim whose pass band holds 0 would pass a run where nothing happened (references.check refuses it unless the claim
+# says, in `zero_passes`, why a 0 agrees with the paper).
+NEVER_ZERO = (
+    "fairness_jain",
+    "fairness_jain_connection",
+    "fairness_jain_since_start",
+    "e2e_delay_ms_mean",
+    "e2e_delay_ms_flow_mean",
+    "object_delay_s_mean",
+    "object_delay_s_median",
+    "object_delay_s_p<q>",
+    "object_delay_client_s_mean",
+    "object_delay_client_s_median",
+    "object_delay_client_s_p<q>",
+    "object_cycle_s",
+    "core_delay_s_mean",
+    "core_delay_s_p90",
+    "core_delay_s_p99",
+)
+
+
+def can_be_zero(name: str) -> bool:
+    """Whether a metric's measured value can be 0 (NEVER_ZERO)."""
+    entry = lookup(name)
+    return entry is None or entry.name.removeprefix("bottleneck_") not in NEVER_ZERO
+
+
 def lookup(name: str) -> Metric | None:
     """The registry entry a metric name belongs to (a pattern's family included), or None."""
     return next((metric for metric in METRICS if metric.matches(name)), None)

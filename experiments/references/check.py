@@ -21,6 +21,7 @@ from experiments.config.errors import ConfigError
 from experiments.config.notes import note_placeholders
 from experiments.config.paths import apply_levels
 from experiments.config.readings import Reading, experiments_of, is_measure_choice, run_readings
+from experiments.config.tolerances import describe_tolerance, within
 from experiments.measure.registry import (
     ALL,
     CORE_LOG,
@@ -33,6 +34,7 @@ from experiments.measure.registry import (
     QUEUE_VARS,
     TCP_FLOWS,
     WIRELESS,
+    can_be_zero,
     lookup,
     names,
     scope_kind,
@@ -90,6 +92,7 @@ def check(doc: dict, path: str | Path, ns_binary: Path | None) -> None:
         for metric, narrow in note_placeholders(claim.get("note", "")):
             check_placeholder(metric, narrow, claim, exp, f"{where}.note: {{{{{metric}}}}}", path)
         check_claim_default_levels(claim, exp, where, path)
+        check_zero_passes(claim, where, path)
     check_measure_alternatives(doc, path)
     check_path_alternatives(doc, path)
     for section in ("figures", "tables"):
@@ -102,6 +105,20 @@ def check(doc: dict, path: str | Path, ns_binary: Path | None) -> None:
         )
         return
     check_knobs(doc, path, Path(ns_binary))
+
+
+def check_zero_passes(claim: dict, where: str, path: Path) -> None:
+    """A value claim whose pass band holds 0, on a metric that can be 0, would pass a run where nothing happened (a
+    link that carried nothing, a mechanism that never acted): refused unless the claim says why a 0 agrees with the
+    paper (`zero_passes`)."""
+    if claim["kind"] != "value" or "zero_passes" in claim or not can_be_zero(claim["metric"]):
+        return
+    if within(0.0, claim["expected"], claim["pass"]):
+        raise ConfigError(
+            f"{path}: {where}.pass: {describe_tolerance(claim['pass'])} around {claim['expected']:g} passes a measured "
+            f"0 of {claim['metric']}; allowed: a pass band that leaves 0 out, or zero_passes: why a 0 agrees with "
+            "the paper"
+        )
 
 
 def check_measure_alternatives(doc: dict, path: Path) -> None:

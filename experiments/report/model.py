@@ -210,7 +210,14 @@ def paper_data(doc: dict, results: Path) -> PaperData:
     ]
     fixed = {name: reading_axes(doc, name) for name in doc["experiments"]}
     notes = {
-        c["id"]: fill_note(c.get("note", ""), c, _metrics_of(measured, c["experiment"]), fixed[c["experiment"]])
+        c["id"]: "; ".join(
+            n
+            for n in (
+                fill_note(c.get("note", ""), c, _metrics_of(measured, c["experiment"]), fixed[c["experiment"]]),
+                f"a measured 0 passes: {c['zero_passes']}" if "zero_passes" in c else "",
+            )
+            if n
+        )
         for c in doc["claims"]
     }
     return PaperData(doc, judge_all(doc, measured), notes, experiments, failed_of(doc, results))

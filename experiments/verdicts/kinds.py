@@ -10,14 +10,13 @@ from dataclasses import replace
 import pandas as pd
 
 from experiments.config.axes import label_column, label_text
+from experiments.config.tolerances import describe_tolerance, within
 from experiments.verdicts.stats import (
     ci95,
-    describe_tolerance,
     difference,
     per_seed,
     ratio_half_width,
     shared_seeds,
-    within,
 )
 from experiments.verdicts.verdict import Verdict, missing
 

@@ -103,18 +103,3 @@ def ratio_half_width(stats: pd.DataFrame, table: pd.DataFrame | None, a: str, b:
     ratio = mean_a / mean_b
     variance = (var_a - 2 * ratio * cov_ab + ratio**2 * var_b) / mean_b**2
     return t975(df) * math.sqrt(max(variance, 0.0)), paired is not None
-
-
-# A distance exactly at the tolerance is within it; binary floating point must not decide that
-# (0.4 - 0.3 is 0.10000000000000003), so the comparison allows this relative slack.
-_ROUNDING = 1e-9
-
-
-def within(measured: float, expected: float, tolerance: dict) -> bool:
-    allowed = tolerance["abs"] if "abs" in tolerance else tolerance["rel"] * abs(expected)
-    scale = max(abs(measured), abs(expected), allowed)
-    return abs(measured - expected) <= allowed + _ROUNDING * scale
-
-
-def describe_tolerance(tolerance: dict) -> str:
-    return f"±{tolerance['abs']}" if "abs" in tolerance else f"±{tolerance['rel'] * 100:g} %"

@@ -8,8 +8,9 @@ import math
 import pandas as pd
 import pytest
 
+from experiments.config.tolerances import within
 from experiments.verdicts.claims import combine, evaluate, judge
-from experiments.verdicts.stats import ci95, within
+from experiments.verdicts.stats import ci95
 
 NAN = math.nan
 

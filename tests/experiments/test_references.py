@@ -35,7 +35,7 @@ def claim(metric: str, **extra) -> dict:
         "experiment": "tiny",
         "metric": metric,
         "expected": 1,
-        "pass": {"abs": 1},
+        "pass": {"abs": 0.5},  # a band that leaves 0 out (test_a_pass_band_holding_zero_needs_a_reason)
         "drift": {"abs": 2},
         **extra,
     }
@@ -362,3 +362,17 @@ def test_without_a_binary_the_knobs_are_not_checked(capsys, tmp_path):
     doc["queues"]["RED"]["knobs"]["q_wieght_"] = 0.002
     check(doc, tmp_path / "no-ns")
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_a_pass_band_holding_zero_needs_a_reason():
+    """A value claim whose pass band holds 0 would pass a run where nothing happened: refused, unless it says why a
+    0 agrees with the paper, or its metric can never be 0 (Jain's index is at least 1/n)."""
+    zero_tolerant = claim("bottleneck_drop_pct", **{"pass": {"abs": 1}})
+    assert error(minimal(claims=[zero_tolerant])) == (
+        "f.yaml: claims[0].pass: ±1 around 1 passes a measured 0 of bottleneck_drop_pct; allowed: a pass band that "
+        "leaves 0 out, or zero_passes: why a 0 agrees with the paper"
+    )
+    check(minimal(claims=[{**zero_tolerant, "zero_passes": "the paper prints 0"}]))
+    check(minimal(claims=[claim("fairness_jain", **{"pass": {"abs": 1}})]))
+    bound = {"kind": "bound", "bound": "below", "threshold": 1, "drift_threshold": 2}
+    check(minimal(claims=[claim("bottleneck_drop_pct", **bound)]))  # only value claims have a band around a value
