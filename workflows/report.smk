@@ -2,9 +2,16 @@
 # `code` digests the modules its job imports (experiments.workflow.digests).
 
 
+# The sensitivity table is an input only when sensitivity-all is a target (as for the HTML report, below): its
+# null readings set the non-discriminating claims apart.
 rule write_report:
     input:
         metrics=PLAN.all_metrics(RESULTS),
+        sensitivity=lambda w: (
+            [rules.write_sensitivity.output.parquet]
+            if targets.wants_sensitivity(workflow.dag_settings.targets)
+            else []
+        ),
         experiment_files=list(PLAN.files.values()),
         manifest=rules.build_ns2.output.manifest,
     output:
@@ -14,7 +21,7 @@ rule write_report:
     params:
         code=digests.stage_code("report"),
     run:
-        jobs.report(PLAN, SETTINGS, input.manifest, output[0])
+        jobs.report(PLAN, SETTINGS, input.manifest, output[0], input.sensitivity)
 
 
 # The sensitivity table: every reproduction claim under the baseline and each reading.
@@ -41,6 +48,7 @@ rule write_sensitivity:
 # when sensitivity-all is a target: an input function, as the targets are known once the DAG is built. A local
 # rule, since a cluster job's Snakemake is not told the targets (the module's docstring says more).
 localrules:
+    write_report,
     write_html_report,
 
 

@@ -50,6 +50,19 @@ def _check_choices(doc: dict, path: Path) -> None:
                     f"{path}: {where}.baseline: '{choice['baseline']}' is not a level of {choice['axis']}; "
                     f"levels: {', '.join(sorted(labels))}"
                 )
+    for index, choice in enumerate(choices):
+        if choice.get("null") and readings.is_measure_choice(choice):
+            raise ConfigError(
+                f"{path}: choices[{index}].null: a null reading switches the mechanism off in the runs; allowed: "
+                "alternatives with value, set or cases (not metrics)"
+            )
+    nulls = {c["id"] for c in choices if c.get("null")}
+    for index, group in enumerate(doc.get("interactions", [])):
+        if nulls & set(group):
+            raise ConfigError(
+                f"{path}: interactions[{index}]: '{sorted(nulls & set(group))[0]}' is a null choice; allowed: a null "
+                "reading alone (the mechanism off, everything else as chosen)"
+            )
     with_alternatives = {c["id"] for c in choices if "alternatives" in c}
     for index, group in enumerate(doc.get("interactions", [])):
         for cid in group:

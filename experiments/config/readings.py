@@ -7,7 +7,7 @@ of an `interactions` entry set together (a small factorial). Claims are judged u
 each reading exactly as under the baseline, so the sensitivity table can say which
 verdicts any defensible reading flips.
 
-Three sources of alternatives:
+Four sources of alternatives:
 - path choices (`path` + `alternatives`, or alternatives with `set`): the sensitivity
   stage makes runs with the value put at the path; they are ordinary runs with their
   own keys, so the baseline is never run twice. An alternative with `cases` (a list of
@@ -21,6 +21,9 @@ Three sources of alternatives:
   every reading (for the figures); claims are judged at the baseline level, each other
   level is a reading, and no extra run is made. Without `experiments` it concerns every
   experiment with an axis of that name;
+- null choices (a path choice with `null: true`): each alternative switches the paper's mechanism off while
+  everything else stays; a claim that holds under it as under the baseline does not tell the mechanism apart from
+  its absence (verdicts.sensitivity: non-discriminating);
 - measure choices (alternatives with `metrics: {baseline metric: alternative metric}`):
   where the paper leaves open how a published number is computed from the same runs
   (e.g. a standard deviation across time bins or across flows). The reading judges the
@@ -50,6 +53,7 @@ class Reading:
     runs: str = BASELINE  # a measure reading: the label of the reading whose runs it reads
     where: dict = field(default_factory=dict)  # dotted path -> {axis: label(s)}: the cells it changes (default all)
     cases: tuple = ()  # ({axis: label(s)}, {dotted path: value}) of each case of a `cases` alternative, in order
+    null: bool = False  # a null reading: the paper's mechanism switched off (a choice with `null: true`)
 
     @property
     def is_baseline(self) -> bool:
@@ -99,6 +103,11 @@ def is_measure_choice(choice: dict) -> bool:
 
 def path_choices(doc: dict) -> dict[str, dict]:
     return {c["id"]: c for c in doc.get("choices", []) if "alternatives" in c and not is_measure_choice(c)}
+
+
+def null_choices(doc: dict) -> dict[str, dict]:
+    """The choices whose alternatives switch the paper's mechanism off (`null: true`)."""
+    return {c["id"]: c for c in doc.get("choices", []) if c.get("null")}
 
 
 def measure_choices(doc: dict) -> dict[str, dict]:
@@ -174,7 +183,8 @@ def _run_reading(choices: dict[str, dict], combo: list[tuple[str, dict]]) -> Rea
         if "where" in choices[cid]:
             where.update(dict.fromkeys(sets, choices[cid]["where"]))
     pairs = tuple((cid, alt["label"]) for cid, alt in combo)
-    return Reading(reading_label(pairs), pairs, assignments, where=where, cases=tuple(cases))
+    null = len(combo) == 1 and choices[combo[0][0]].get("null", False)
+    return Reading(reading_label(pairs), pairs, assignments, where=where, cases=tuple(cases), null=null)
 
 
 def axis_readings(doc: dict, experiment: str) -> list[Reading]:

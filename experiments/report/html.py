@@ -48,7 +48,7 @@ import pandas as pd
 from experiments.common import markdown
 from experiments.common.files import write_atomic
 from experiments.config.axes import axes_of, label_text
-from experiments.report.markdown import choice_lines
+from experiments.report.markdown import choice_lines, null_untested
 from experiments.report.model import (
     CLASSES,
     FAILED_RUNS_TEXT,
@@ -265,7 +265,7 @@ def write(
     env = environment()
     provenance = Provenance.of(manifest, profile, tcl_sha256, commit)
     table = pd.read_parquet(sensitivity) if sensitivity else None
-    papers = [paper_data(doc, results) for doc in docs]
+    papers = [paper_data(doc, results, table) for doc in docs]
     common = {
         "provenance": provenance,
         "sensitivity": table is not None,
@@ -300,6 +300,7 @@ def write(
             claim_verdicts=claim_verdicts(data),
             rows=[claim_row(cv, data.notes) for cls in CLASSES for cv in data.by_class[cls]],
             artifacts=artifacts(data, results, page),
+            untested=null_untested(data),
             choices=choice_lines(data.doc),
             runs_pages={e.name: link(page, runs_page(paper, e.name)) for e in data.experiments},
             failed=[(f, failed_links(f, page)) for f in data.failed],

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
+
 from experiments.common import markdown
 from experiments.common.files import write_atomic
 from experiments.report.model import (
@@ -120,6 +122,9 @@ def paper_markdown(data: PaperData) -> list[str]:
         failed = f" and {e.failed} failed (see Failed runs)" if e.failed else ""
         judged = f"; claims judged at the chosen reading {e.judged}" if e.judged else ""
         lines.append(f"- `{e.name}`: {e.runs} runs{failed} ({e.details}){judged}")
+    untested = null_untested(data)
+    if untested:
+        lines += ["", untested]
     for cls, (title, meaning) in CLASSES.items():
         if by_class[cls]:
             n = len(by_class[cls])
@@ -147,8 +152,29 @@ def paper_markdown(data: PaperData) -> list[str]:
     return lines
 
 
-def write_report(docs: list[dict], results: str | Path, manifest: str | Path, out: str | Path, profile: str) -> None:
-    papers = [paper_data(doc, Path(results)) for doc in docs]
+def null_untested(data: PaperData) -> str:
+    """A paper with null readings whose verdicts under them are not in this report: what that means."""
+    if not data.null_choices or data.null_tested:
+        return ""
+    names = ", ".join(f"`{c}`" for c in data.null_choices)
+    return (
+        f"Its null readings ({names}: the mechanism switched off) run with `snakemake sensitivity-all`; until then "
+        "no reproduction claim here is tested for telling the mechanism apart from its absence."
+    )
+
+
+def write_report(
+    docs: list[dict],
+    results: str | Path,
+    manifest: str | Path,
+    out: str | Path,
+    profile: str,
+    sensitivity: str | Path | None = None,
+) -> None:
+    """REPORT.md; `sensitivity`: the sensitivity table when the targets made it (its null readings set the
+    non-discriminating claims apart), else None."""
+    table = pd.read_parquet(sensitivity) if sensitivity else None
+    papers = [paper_data(doc, Path(results), table) for doc in docs]
     head = [
         "# Reproduction report",
         "",

@@ -13,16 +13,18 @@ from pathlib import Path
 import pandas as pd
 
 from experiments.config.axes import axes_of
-from experiments.config.readings import reading_axes
+from experiments.config.readings import null_choices, reading_axes
 from experiments.store.tables import Measured, load_measured, read_failed
 from experiments.verdicts import verdict as verdict_mod
 from experiments.verdicts.claims import ClaimVerdict, claim_levels, judge_all
 from experiments.verdicts.notes import fill_note
+from experiments.verdicts.sensitivity import claim_key, non_discriminating
 from experiments.verdicts.verdict import Verdict
 
 VERDICTS = verdict_mod.VERDICTS
 
 
+NON_DISCRIMINATING_SECTION = "non_discriminating"
 CLASSES = {
     "reproduction": ("Reproduction claims", "The paper's evidence; the only class in the headline counts."),
     "sanity": (
@@ -38,6 +40,13 @@ CLASSES = {
         "Diagnostics",
         "Quantities we derive from the paper's own numbers to show a mechanism: judged, not counted, as they "
         "restate claims counted above.",
+    ),
+    # Not a class of the file: reproduction claims the null readings (sensitivity-all) show to be no evidence.
+    NON_DISCRIMINATING_SECTION: (
+        "Non-discriminating",
+        "Reproduction claims that hold (pass or drift) with the paper's mechanism switched off too, under a null "
+        "reading of `sensitivity-all`: they do not tell the mechanism apart from its absence, so they are no evidence "
+        "for it and are not counted as agreement.",
     ),
 }
 
@@ -174,13 +183,22 @@ class PaperData:
     notes: dict[str, str]  # claim -> its note, placeholders filled
     experiments: list[ExperimentSummary]
     failed: list[FailedRun]
+    non_discriminating: frozenset[str] = frozenset()  # claim keys (verdicts.sensitivity.claim_key)
+    null_tested: bool = False  # the sensitivity table holds this paper's null readings
 
     @property
     def by_class(self) -> dict[str, list[ClaimVerdict]]:
+        """class -> its claims' verdicts; the reproduction claims a null reading shows to be no evidence apart."""
         by_class: dict[str, list[ClaimVerdict]] = {cls: [] for cls in CLASSES}
         for cv in self.verdicts:
-            by_class[cv.cls].append(cv)
+            key = claim_key(cv.claim, cv.deciding.group if cv.combine == "each" else "")
+            apart = cv.cls == "reproduction" and key in self.non_discriminating
+            by_class[NON_DISCRIMINATING_SECTION if apart else cv.cls].append(cv)
         return by_class
+
+    @property
+    def null_choices(self) -> list[str]:
+        return list(null_choices(self.doc))
 
     @property
     def counts(self) -> dict[str, Counter]:
@@ -193,7 +211,9 @@ class PaperData:
         return sum(lost[e] for e in {artifact["experiment"], artifact.get("reference")} if e)
 
 
-def paper_data(doc: dict, results: Path) -> PaperData:
+def paper_data(doc: dict, results: Path, sensitivity: pd.DataFrame | None = None) -> PaperData:
+    """`sensitivity`: the sensitivity table, when the targets made it: the claims its null readings show to be no
+    evidence are set apart."""
     measured = load_measured(doc, results)
     experiments = [
         ExperimentSummary(
@@ -220,7 +240,10 @@ def paper_data(doc: dict, results: Path) -> PaperData:
         )
         for c in doc["claims"]
     }
-    return PaperData(doc, judge_all(doc, measured), notes, experiments, failed_of(doc, results))
+    rows = sensitivity[sensitivity["paper"] == doc["paper"]] if sensitivity is not None else None
+    apart = frozenset(non_discriminating(rows)) if rows is not None and not rows.empty else frozenset()
+    tested = rows is not None and bool(rows["null"].astype(bool).any())
+    return PaperData(doc, judge_all(doc, measured), notes, experiments, failed_of(doc, results), apart, tested)
 
 
 def _metrics_of(measured: dict[str, Measured], experiment: str):

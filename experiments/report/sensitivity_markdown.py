@@ -22,7 +22,16 @@ from experiments.common.files import write_atomic
 from experiments.config.readings import BASELINE
 from experiments.report.model import build_line, post_hoc_note
 from experiments.store.tables import load_measured, write_parquet
-from experiments.verdicts.sensitivity import COLUMNS, HOLDS, NOT_RUN, UNMEASURED, by_experiment, row_ranking, table
+from experiments.verdicts.sensitivity import (
+    COLUMNS,
+    HOLDS,
+    NON_DISCRIMINATING,
+    NOT_RUN,
+    UNMEASURED,
+    by_experiment,
+    row_ranking,
+    table,
+)
 
 
 def row_lines(rows: pd.DataFrame, shown: int = 5) -> list[str]:
@@ -55,8 +64,9 @@ def paper_markdown(doc: dict, rows: pd.DataFrame) -> list[str]:
     if rows.empty:
         return lines + ["No reproduction claims.", ""]
     suspects = {c["id"]: c.get("suspects", []) for c in doc["claims"]}
-    lists: dict[str, list[str]] = {"holds": [], "depends": [], "fails": [], "not measured": []}
+    lists: dict[str, list[str]] = {"holds": [], "depends": [], "fails": [], "not measured": [], NON_DISCRIMINATING: []}
     diagnostics, hypotheses = [], []
+    nulls = set(rows.loc[rows["null"].astype(bool), "reading"])
     for exp in by_experiment(rows):
         order = exp.readings
         lines += [
@@ -66,10 +76,14 @@ def paper_markdown(doc: dict, rows: pd.DataFrame) -> list[str]:
         claim_rows = []
         for c in exp.claims:
             verdicts, measured, flipped, kind = c.verdicts, c.measured, c.flipped, c.kind
-            cells = [f"**{verdicts[r]}** {measured[r]}".strip() if r in verdicts else "-" for r in order]
+            shown = {**verdicts, **c.null_verdicts}
+            cells = [f"**{shown[r]}** {measured[r]}".strip() if r in shown else "-" for r in order]
             claim_rows.append([c.key, *cells, ", ".join(flipped) or "none"])
             if c.cls == "diagnostic":
                 diagnostics.append(_diagnostic_line(c.key, verdicts))
+            elif c.discriminates == NON_DISCRIMINATING:
+                held = [r for r, v in c.null_verdicts.items() if v in HOLDS]
+                lists[NON_DISCRIMINATING].append(f"`{c.key}`: holds under {', '.join(held)} too")
             elif kind == "depends":
                 holds_in = [r for r, v in verdicts.items() if v in HOLDS]
                 lists[kind].append(f"`{c.key}`: holds under {', '.join(holds_in)}")
@@ -78,12 +92,15 @@ def paper_markdown(doc: dict, rows: pd.DataFrame) -> list[str]:
             blamed = suspects.get(c.claim, [])
             if blamed:
                 hypotheses.append(_hypothesis(c.key, blamed, c.rows, flipped))
-        lines += [*markdown.table(["claim", *order, "flipped by"], claim_rows), ""]
+        headers = [f"{r} (null)" if r in nulls else r for r in order]
+        lines += [*markdown.table(["claim", *headers, "flipped by"], claim_rows), ""]
     titles = {
         "holds": "Holds under every reading tried",
         "depends": "Depends on the reading",
         "fails": "Fails under every reading tried",
         "not measured": "Not measured",
+        NON_DISCRIMINATING: "Holds with the paper's mechanism switched off too (non-discriminating: no evidence for "
+        "the mechanism, not counted above)",
     }
     for kind, title in titles.items():
         if lists[kind]:

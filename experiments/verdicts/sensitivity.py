@@ -54,6 +54,7 @@ COLUMNS = [
     "expected",
     "distance",
     "inherited",
+    "null",
 ]
 
 
@@ -125,6 +126,7 @@ def table(doc: dict, baseline: dict[str, Measured], by_reading: dict[str, dict[s
                         "expected": cv.deciding.expected,
                         "distance": relative_distance(claim, cv.deciding.value),
                         "inherited": bool(reading.metrics) and not reading.metrics.keys() & claim_metrics(claim),
+                        "null": reading.null,
                     }
                 )
     return pd.DataFrame(rows, columns=COLUMNS)
@@ -184,8 +186,37 @@ def flips(verdicts: dict[str, str]) -> list[str]:
     return [r for r, v in verdicts.items() if r != BASELINE and v != base and v not in UNMEASURED]
 
 
+DISCRIMINATES, NON_DISCRIMINATING, UNTESTED = "yes", "no", "untested"
+
+
+def discriminates(baseline: str | None, null_verdicts: dict[str, str]) -> str:
+    """no: the claim holds (pass or drift) under the baseline and under a null reading too, so it does not tell the
+    paper's mechanism apart from its absence and is no evidence for it; yes: it holds under the baseline and under no
+    measured null reading; untested: no null reading measured it, or the baseline does not hold (nothing to tell
+    apart)."""
+    measured = [v for v in null_verdicts.values() if v not in UNMEASURED]
+    if baseline not in HOLDS or not measured:
+        return UNTESTED
+    return NON_DISCRIMINATING if any(v in HOLDS for v in measured) else DISCRIMINATES
+
+
+def claim_key(claim: str, cell: str = "") -> str:
+    """A claim's name in the table's lists: the claim, with its cell for combine: each."""
+    return f"{claim} [{cell}]" if cell else claim
+
+
 def _claim_key(row) -> str:
-    return f"{row['claim']} [{row['cell']}]" if row["cell"] else row["claim"]
+    return claim_key(row["claim"], row["cell"])
+
+
+def non_discriminating(rows: pd.DataFrame) -> set[str]:
+    """The keys (claim_key) of the reproduction claims that hold under a null reading as under the baseline."""
+    return {
+        c.key
+        for exp in by_experiment(rows)
+        for c in exp.claims
+        if c.cls == "reproduction" and c.discriminates == NON_DISCRIMINATING
+    }
 
 
 @dataclass
@@ -205,12 +236,24 @@ class ClaimReadings:
 
     @property
     def verdicts(self) -> dict[str, str]:
-        """reading -> verdict"""
-        return dict(zip(self.rows["reading"], self.rows["verdict"], strict=True))
+        """reading -> verdict, the null readings left out: they are controls, not readings of the paper"""
+        readings = self.rows[~self.rows["null"].astype(bool)]
+        return dict(zip(readings["reading"], readings["verdict"], strict=True))
+
+    @property
+    def null_verdicts(self) -> dict[str, str]:
+        """null reading -> verdict: the claim with the paper's mechanism switched off"""
+        nulls = self.rows[self.rows["null"].astype(bool)]
+        return dict(zip(nulls["reading"], nulls["verdict"], strict=True))
+
+    @property
+    def discriminates(self) -> str:
+        """Whether the claim tells the mechanism apart from its absence (discriminates)."""
+        return discriminates(self.verdicts.get(BASELINE), self.null_verdicts)
 
     @property
     def measured(self) -> dict[str, str]:
-        """reading -> measured value"""
+        """reading -> measured value, the null readings' included"""
         return dict(zip(self.rows["reading"], self.rows["measured"], strict=True))
 
     @property

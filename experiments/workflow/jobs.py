@@ -129,10 +129,12 @@ def draw(plan: Plan, results: str | Path, paper: str, kind: str, artifact_id: st
     return written
 
 
-def report(plan: Plan, settings: Settings, manifest: str | Path, out: str | Path) -> None:
+def report(plan: Plan, settings: Settings, manifest: str | Path, out: str | Path, sensitivity: list[str]) -> None:
+    """REPORT.md; `sensitivity`: the sensitivity table's path when the targets made it (else empty)."""
     from experiments.report.markdown import write_report
 
-    write_report(list(plan.docs.values()), settings.results, manifest, out, settings.profile_name)
+    table = sensitivity[0] if sensitivity else None
+    write_report(list(plan.docs.values()), settings.results, manifest, out, settings.profile_name, table)
 
 
 def html_pages(plan: Plan, results: str | Path) -> list[str]:
