@@ -51,12 +51,12 @@ def _check_choices(doc: dict, path: Path) -> None:
                     f"levels: {', '.join(sorted(labels))}"
                 )
     for index, choice in enumerate(choices):
-        if choice.get("null") and readings.is_measure_choice(choice):
+        if choice.get("null_reading") and readings.is_measure_choice(choice):
             raise ConfigError(
-                f"{path}: choices[{index}].null: a null reading switches the mechanism off in the runs; allowed: "
-                "alternatives with value, set or cases (not metrics)"
+                f"{path}: choices[{index}].null_reading: a null reading switches the mechanism off in the runs; "
+                "allowed: alternatives with value, set or cases (not metrics)"
             )
-    nulls = {c["id"] for c in choices if c.get("null")}
+    nulls = {c["id"] for c in choices if c.get("null_reading")}
     for index, group in enumerate(doc.get("interactions", [])):
         if nulls & set(group):
             raise ConfigError(

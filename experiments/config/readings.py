@@ -21,7 +21,7 @@ Four sources of alternatives:
   every reading (for the figures); claims are judged at the baseline level, each other
   level is a reading, and no extra run is made. Without `experiments` it concerns every
   experiment with an axis of that name;
-- null choices (a path choice with `null: true`): each alternative switches the paper's mechanism off while
+- null choices (a path choice with `null_reading: true`): each alternative switches the paper's mechanism off while
   everything else stays; a claim that holds under it as under the baseline does not tell the mechanism apart from
   its absence (verdicts.sensitivity: non-discriminating);
 - measure choices (alternatives with `metrics: {baseline metric: alternative metric}`):
@@ -53,7 +53,7 @@ class Reading:
     runs: str = BASELINE  # a measure reading: the label of the reading whose runs it reads
     where: dict = field(default_factory=dict)  # dotted path -> {axis: label(s)}: the cells it changes (default all)
     cases: tuple = ()  # ({axis: label(s)}, {dotted path: value}) of each case of a `cases` alternative, in order
-    null: bool = False  # a null reading: the paper's mechanism switched off (a choice with `null: true`)
+    null: bool = False  # a null reading: the paper's mechanism switched off (a choice with `null_reading: true`)
 
     @property
     def is_baseline(self) -> bool:
@@ -106,8 +106,8 @@ def path_choices(doc: dict) -> dict[str, dict]:
 
 
 def null_choices(doc: dict) -> dict[str, dict]:
-    """The choices whose alternatives switch the paper's mechanism off (`null: true`)."""
-    return {c["id"]: c for c in doc.get("choices", []) if c.get("null")}
+    """The choices whose alternatives switch the paper's mechanism off (`null_reading: true`)."""
+    return {c["id"]: c for c in doc.get("choices", []) if c.get("null_reading")}
 
 
 def measure_choices(doc: dict) -> dict[str, dict]:
@@ -183,7 +183,7 @@ def _run_reading(choices: dict[str, dict], combo: list[tuple[str, dict]]) -> Rea
         if "where" in choices[cid]:
             where.update(dict.fromkeys(sets, choices[cid]["where"]))
     pairs = tuple((cid, alt["label"]) for cid, alt in combo)
-    null = len(combo) == 1 and choices[combo[0][0]].get("null", False)
+    null = len(combo) == 1 and choices[combo[0][0]].get("null_reading", False)
     return Reading(reading_label(pairs), pairs, assignments, where=where, cases=tuple(cases), null=null)
 
 

@@ -39,10 +39,10 @@ def describe_error(error: jsonschema.ValidationError) -> str:
     where = key_path(error.absolute_path)
     if error.validator == "additionalProperties":
         allowed = _subschema_properties(error)
-        extras = sorted(set(error.instance) - set(allowed))
+        extras = sorted(set(error.instance) - set(allowed), key=str)  # YAML reads a key `null` as None
         if allowed and extras:
             key = extras[0]
-            near = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+            near = difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.6)
             hint = f"did you mean '{near[0]}'? " if near else ""
             return f"{key_path([*error.absolute_path, key])}: unknown key '{key}'; {hint}allowed: {', '.join(allowed)}"
     if error.validator == "required":

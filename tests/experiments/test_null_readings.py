@@ -1,4 +1,4 @@
-"""Null readings: the paper's mechanism switched off while everything else stays (a choice with `null: true`).
+"""Null readings: the paper's mechanism switched off while everything else stays (a choice with `null_reading: true`).
 
 A reproduction claim that holds under a null reading as under the baseline does not tell the mechanism apart from
 its absence: the sensitivity table lists it apart, and the reports set it out of the counts of agreement."""
@@ -27,7 +27,7 @@ RED_OFF = {
     "what": "RED's early drop",
     "choice": "RED as the paper describes it",
     "why": "the paper's mechanism",
-    "null": True,
+    "null_reading": True,
     "alternatives": [
         {"label": "off", "why": "a buffer that drops at the tail only", "set": {"queues.RED.class": "Queue/DropTail"}}
     ],
@@ -86,7 +86,7 @@ def test_a_null_choice_makes_a_null_reading_run_like_any_other(tmp_path):
 
 def test_a_null_choice_reads_runs_and_stands_alone(tmp_path):
     measure = {**RED_OFF, "alternatives": [{"label": "off", "why": "w", "metrics": {"bottleneck_drop_pct": "x"}}]}
-    with pytest.raises(ConfigError, match=r"choices\[0\]\.null: a null reading switches the mechanism off"):
+    with pytest.raises(ConfigError, match=r"choices\[0\]\.null_reading: a null reading switches the mechanism off"):
         load(tmp_path, [measure])
     other = {
         "id": "buffer",
