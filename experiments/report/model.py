@@ -41,6 +41,11 @@ CLASSES = {
         "Quantities we derive from the paper's own numbers to show a mechanism: judged, not counted, as they "
         "restate claims counted above.",
     ),
+    "context": (
+        "Context",
+        "Results of the paper's setting without its mechanism (the protocol it improves on alone, its topology): "
+        "evidence that our runs are the paper's environment, not for the mechanism; shown, not counted.",
+    ),
     # Not a class of the file: reproduction claims the null readings (sensitivity-all) show to be no evidence.
     NON_DISCRIMINATING_SECTION: (
         "Non-discriminating",
