@@ -21,6 +21,7 @@ include: "workflows/common.smk"
 include: "workflows/build.smk"
 include: "workflows/simulate.smk"
 include: "workflows/aggregate.smk"
+include: "workflows/seeding.smk"
 include: "workflows/plot.smk"
 include: "workflows/report.smk"
 

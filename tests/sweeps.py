@@ -38,3 +38,41 @@ def dry_run_jobs(output: str) -> dict[str, int]:
     counts = dict(re.findall(r"^([a-z_]+)\s+(\d+)$", output.split("Job stats:", 1)[1], flags=re.M))
     counts.pop("total", None)
     return {rule: int(n) for rule, n in counts.items()}
+
+
+# A sweep whose compare claim drifts on its 2 starting seeds (three flows keep a longer queue than two at every
+# seed, by an amount an interval of one degree of freedom cannot tell from 0) and is decided by a seeding round;
+# the bound claim is decided from the start. 4-s runs of up to 8 flows: seconds each.
+SEED_DEMO = """
+paper: seed_demo
+queues:
+  DT:
+    class: Queue/DropTail
+    knobs: {limit_: 30}
+experiments:
+  fill:
+    scenario:
+      topology:
+        kind: dumbbell
+        core_link: {bandwidth: 1Mb, delay: 10ms}
+        edge_link: {bandwidth: 10Mb, delay: 1ms}
+      core_queue: DT
+      flows:
+        tcp:
+          kind: ftp
+          count: 2
+          start: {uniform: [0, 1]}
+          agent: {class: Agent/TCP/Newreno}
+          sink: {class: Agent/TCPSink}
+      monitors: {packet_trace: false}
+    duration: 4
+    seeds: {count: 2}
+    matrix:
+      product:
+        flows_n: {path: flows.tcp.count, levels: [2, 3, 8]}
+claims:
+  - {id: more_flows_longer_queue, kind: compare, source: this test, experiment: fill,
+     metric: bottleneck_queue_pkts_mean, axis: flows_n, level: 3, relation: greater, than: [2]}
+  - {id: queue_below_100, kind: bound, source: this test, experiment: fill, metric: bottleneck_queue_pkts_max,
+     bound: below, threshold: 100, drift_threshold: 120}
+"""

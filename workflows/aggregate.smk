@@ -6,7 +6,7 @@
 
 rule aggregate_experiment:
     input:
-        records=lambda w: PLAN.records(RESULTS, w.paper, w.experiment),
+        records=lambda w: PLAN.records(RESULTS, *jobs.part_of(w)),
     output:
         **{
             kind: layout.experiment_table(RESULTS, "{paper}", "{experiment}", kind)
@@ -15,23 +15,16 @@ rule aggregate_experiment:
     log:
         "logs/{paper}/{experiment}/aggregate_experiment.log",
     params:
-        names=lambda w: PLAN.aggregate_identity(w.paper, w.experiment),
+        names=lambda w: PLAN.aggregate_identity(*jobs.part_of(w)),
         code=digests.stage_code("aggregate"),
     run:
         jobs.aggregate_experiment(
-            PLAN,
-            RESULTS,
-            wildcards.paper,
-            wildcards.experiment,
-            input.records,
-            Path(output.metrics).parent,
-            log[0],
+            PLAN, RESULTS, wildcards, input.records, output.metrics, log[0]
         )
 
 
-rule aggregate_reading:
-    input:
-        records=lambda w: PLAN.records(RESULTS, w.paper, w.experiment, w.reading),
+# A reading's tables: the rule above with a reading's paths (its params and body read the reading from the wildcards).
+use rule aggregate_experiment as aggregate_reading with:
     output:
         **{
             kind: layout.experiment_table(
@@ -41,17 +34,3 @@ rule aggregate_reading:
         },
     log:
         "logs/{paper}/{experiment}/readings/{reading}/aggregate.log",
-    params:
-        names=lambda w: PLAN.aggregate_identity(w.paper, w.experiment, w.reading),
-        code=digests.stage_code("aggregate"),
-    run:
-        jobs.aggregate_experiment(
-            PLAN,
-            RESULTS,
-            wildcards.paper,
-            wildcards.experiment,
-            input.records,
-            Path(output.metrics).parent,
-            log[0],
-            wildcards.reading,
-        )

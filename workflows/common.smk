@@ -60,3 +60,31 @@ wildcard_constraints:
     experiment="[a-z][a-z0-9_]*",
     batch="[0-9]+",
     reading="[A-Za-z0-9_.=+-]+",
+    round="[1-9][0-9]*",
+
+
+# The seeding rounds' inputs (workflows/seeding.smk): each round's schedule, asked of its
+# checkpoint as the round before it is done, and the tables of the runs it added.
+SEEDING = PLAN.seeding
+
+
+def round_tables(number):
+    """The metrics tables of the runs round `number` adds (none: the rounds end there)."""
+    return [
+        PLAN.experiment_tables(RESULTS, paper, experiment, seed_round=number)["metrics"]
+        for paper, experiment in PLAN.load_round(number)
+    ]
+
+
+def seed_round_inputs(last=None):
+    """The schedules of the rounds (through `last`, else all until one adds no runs) and the tables of the runs
+    they added, each round asked of its checkpoint as the one before it is done."""
+    files, number = [], 1
+    while SEEDING and (last is None or number <= last):
+        files.append(checkpoints.seed_round.get(round=number).output[0])
+        added = round_tables(number)
+        if not added:
+            break
+        files += added
+        number += 1
+    return files

@@ -12,6 +12,7 @@ rule write_report:
             if targets.wants_sensitivity(workflow.dag_settings.targets)
             else []
         ),
+        seeding=lambda w: seed_round_inputs(),
         experiment_files=list(PLAN.files.values()),
         manifest=rules.build_ns2.output.manifest,
     output:
@@ -21,7 +22,14 @@ rule write_report:
     params:
         code=digests.stage_code("report"),
     run:
-        jobs.report(PLAN, SETTINGS, input.manifest, output[0], input.sensitivity)
+        jobs.report(
+            PLAN,
+            SETTINGS,
+            input.manifest,
+            output[0],
+            input.sensitivity,
+            input.seeding,
+        )
 
 
 # The sensitivity table: every reproduction claim under the baseline and each reading.
@@ -29,6 +37,7 @@ rule write_sensitivity:
     input:
         metrics=PLAN.all_metrics(RESULTS),
         readings=PLAN.reading_metrics(RESULTS),
+        seeding=lambda w: seed_round_inputs(),
         experiment_files=list(PLAN.files.values()),
         manifest=rules.build_ns2.output.manifest,
     output:
@@ -40,7 +49,7 @@ rule write_sensitivity:
         code=digests.stage_code("sensitivity"),
     run:
         jobs.sensitivity_report(
-            PLAN, SETTINGS, input.manifest, output.md, output.parquet
+            PLAN, SETTINGS, input.manifest, output.md, output.parquet, input.seeding
         )
 
 
@@ -63,6 +72,7 @@ rule write_html_report:
             if targets.wants_sensitivity(workflow.dag_settings.targets)
             else []
         ),
+        seeding=lambda w: seed_round_inputs(),
         experiment_files=list(PLAN.files.values()),
         manifest=rules.build_ns2.output.manifest,
     output:
@@ -80,6 +90,7 @@ rule write_html_report:
             SETTINGS,
             input.manifest,
             input.sensitivity,
+            input.seeding,
             params.tcl,
             params.commit,
             log[0],

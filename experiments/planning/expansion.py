@@ -7,6 +7,7 @@ planning.params': the scenario with the cell's levels (and the reading's values)
 
 from __future__ import annotations
 
+import copy
 import functools
 import hashlib
 import json
@@ -85,6 +86,10 @@ def _validate_scenario(scenario: dict, queues: dict, where: str, source: Path) -
             check_queue(ref, f"{where}: with this level applied, scenario.{at}", source)
 
 
+def _cell_key(labels: dict) -> tuple:
+    return tuple(sorted((axis, label_text(label)) for axis, label in labels.items()))
+
+
 @dataclass(frozen=True)
 class Cell:
     labels: dict  # axis name -> level label, in axis order
@@ -144,6 +149,20 @@ class Expansion:
 
     def __len__(self) -> int:
         return len(self.cells) * self.seeds
+
+    def added_seeds(self, cells: list[dict], first: int, count: int) -> Expansion:
+        """The runs a seeding round adds (verdicts.seeding): seeds [first, first + count) in the named cells only
+        (each {axis: label_text}), in the order of this expansion's cells. ConfigError for a cell it does not hold
+        (a schedule written for another file)."""
+        wanted = {_cell_key(labels) for labels in cells}
+        held = {_cell_key(cell.labels): cell for cell in self.cells}
+        unknown = wanted - held.keys()
+        if unknown:
+            raise ConfigError(f"{self.source}: experiments.{self.experiment} has no cell {dict(min(unknown))}")
+        added = copy.copy(self)
+        added.cells = [cell for key, cell in held.items() if key in wanted]
+        added.first, added.seeds = first, count
+        return added
 
     def _where(self, cell: Cell) -> str:
         return f"experiments.{self.experiment} at " + ", ".join(f"{k}={v}" for k, v in cell.labels.items())

@@ -37,6 +37,8 @@ class Settings:
     parse: bool
     replications: str = "file"
     reading_cells: str = "all"
+    seed_cap: int | str = 1  # a number, or "paper" (verdicts.seeding.experiment_seeds); 1 and 0: no seeding
+    seed_budget: int = 0  # rounds (from_config takes the schema's default, the default profile's)
 
     @classmethod
     def from_config(cls, cfg: dict) -> Settings:
@@ -60,6 +62,8 @@ class Settings:
             parse=cfg["parse"] in TRUE,
             replications=cfg["replications"],
             reading_cells=cfg["reading_cells"],
+            seed_cap=cfg["seed_cap"],
+            seed_budget=cfg["seed_budget"],
         )
 
 

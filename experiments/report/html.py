@@ -60,11 +60,13 @@ from experiments.report.model import (
     counts_text,
     headline,
     paper_data,
+    seeding_total,
     totals,
 )
 from experiments.store import layout
 from experiments.store.layout import INDEX_PAGE as INDEX
 from experiments.store.layout import paper_page, runs_page
+from experiments.verdicts.seeding import SeedRounds
 from experiments.verdicts.sensitivity import by_experiment
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -258,14 +260,15 @@ def write(
     tcl_sha256: str,
     commit: str,
     sensitivity: str | Path | None = None,
+    rounds: SeedRounds | None = None,
 ) -> list[Path]:
     """Every page of the report, under <results>/report/; `sensitivity`: the sensitivity table (sensitivity.parquet)
-    when the targets made it, else None. Returns the pages written."""
+    when the targets made it, else None; `rounds`: the seeding rounds run. Returns the pages written."""
     results = Path(results)
     env = environment()
     provenance = Provenance.of(manifest, profile, tcl_sha256, commit)
     table = pd.read_parquet(sensitivity) if sensitivity else None
-    papers = [paper_data(doc, results, table) for doc in docs]
+    papers = [paper_data(doc, results, table, rounds) for doc in docs]
     common = {
         "provenance": provenance,
         "sensitivity": table is not None,
@@ -280,6 +283,7 @@ def write(
             page=INDEX,
             papers=[(d, summary(d), paper_page(d.doc["paper"])) for d in papers],
             headline=headline(totals(papers)),
+            seeding=seeding_total(papers),
             legend=VERDICT_LEGEND,
             replications=[(d.doc["paper"], e) for d in papers for e in d.experiments],
         )
@@ -298,7 +302,7 @@ def write(
             readings=readings,
             several=[cv for cv in data.verdicts if len(cv.cells) > 1],
             claim_verdicts=claim_verdicts(data),
-            rows=[claim_row(cv, data.notes) for cls in CLASSES for cv in data.by_class[cls]],
+            rows=[claim_row(cv, data.notes, data.seeding) for cls in CLASSES for cv in data.by_class[cls]],
             artifacts=artifacts(data, results, page),
             untested=null_untested(data),
             choices=choice_lines(data.doc),

@@ -33,13 +33,15 @@ from experiments.report.model import (
     headline,
     paper_data,
     post_hoc_note,
+    seeding_total,
     totals,
 )
 from experiments.store import layout
 from experiments.verdicts.claims import ClaimVerdict
+from experiments.verdicts.seeding import SeedRounds
 
 
-def claim_table(verdicts: list[ClaimVerdict], notes: dict[str, str]) -> list[str]:
+def claim_table(verdicts: list[ClaimVerdict], notes: dict[str, str], seeding: dict | None = None) -> list[str]:
     headers = [
         "claim",
         "source",
@@ -65,7 +67,7 @@ def claim_table(verdicts: list[ClaimVerdict], notes: dict[str, str]) -> list[str
             f"**{r.verdict}**",
             r.note,
         ]
-        for r in (claim_row(cv, notes) for cv in verdicts)
+        for r in (claim_row(cv, notes, seeding) for cv in verdicts)
     ]
     return markdown.table(headers, rows)
 
@@ -125,11 +127,13 @@ def paper_markdown(data: PaperData) -> list[str]:
     untested = null_untested(data)
     if untested:
         lines += ["", untested]
+    if data.seeding_text:
+        lines += ["", data.seeding_text]
     for cls, (title, meaning) in CLASSES.items():
         if by_class[cls]:
             n = len(by_class[cls])
             lines += ["", f"### {title} ({n} claim{'s' * (n != 1)}: {counts_text(counts[cls])})", "", meaning, ""]
-            lines += claim_table(by_class[cls], data.notes)
+            lines += claim_table(by_class[cls], data.notes, data.seeding)
     if not data.verdicts:
         lines += ["", "No claims."]
     detail = cell_table(data.verdicts)
@@ -170,11 +174,12 @@ def write_report(
     out: str | Path,
     profile: str,
     sensitivity: str | Path | None = None,
+    rounds: SeedRounds | None = None,
 ) -> None:
     """REPORT.md; `sensitivity`: the sensitivity table when the targets made it (its null readings set the
-    non-discriminating claims apart), else None."""
+    non-discriminating claims apart), else None; `rounds`: the seeding rounds run."""
     table = pd.read_parquet(sensitivity) if sensitivity else None
-    papers = [paper_data(doc, Path(results), table) for doc in docs]
+    papers = [paper_data(doc, Path(results), table, rounds) for doc in docs]
     head = [
         "# Reproduction report",
         "",
@@ -185,4 +190,6 @@ def write_report(
         headline(totals(papers)),
         "",
     ]
+    if seeding_total(papers):
+        head += [seeding_total(papers), ""]
     write_atomic(out, "\n".join(head + [line for data in papers for line in paper_markdown(data)]))

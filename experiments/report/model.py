@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -18,7 +18,9 @@ from experiments.store.tables import Measured, load_measured, read_failed
 from experiments.verdicts import verdict as verdict_mod
 from experiments.verdicts.claims import ClaimVerdict, claim_levels, judge_all
 from experiments.verdicts.notes import fill_note
+from experiments.verdicts.seeding import ADDED, BUDGET, CAP, SeedPolicy, SeedRounds
 from experiments.verdicts.sensitivity import claim_key, non_discriminating
+from experiments.verdicts.stats import CONFIDENCE, percent
 from experiments.verdicts.verdict import Verdict
 
 VERDICTS = verdict_mod.VERDICTS
@@ -77,14 +79,18 @@ class ClaimRow:
     expected: str
     measured: str  # mean ± 95 % CI half-width; of a claim over several cells, the deciding cell's, named
     tolerance: str
-    seeds: int
+    seeds: str  # the deciding cell's values, and the seeding rounds that added to them
     cells: str  # the cell judged, or the combine rule and its cells' verdict counts
     verdict: str
     note: str  # the deciding cell's note, then the claim's own with its placeholders filled
 
 
-def claim_row(cv: ClaimVerdict, notes: dict[str, str]) -> ClaimRow:
+def claim_row(cv: ClaimVerdict, notes: dict[str, str], seeding: dict | None = None) -> ClaimRow:
+    """`seeding`: claim key (verdicts.sensitivity.claim_key) -> what the seeding rounds did for it (ClaimSeeding)."""
     d = cv.deciding
+    seeded = (seeding or {}).get(row_key(cv))
+    rounds = f" ({seeded.rounds} round{'s' * (seeded.rounds != 1)} added)" if seeded and seeded.rounds else ""
+    undecided = seeded.undecided if seeded else ""
     return ClaimRow(
         claim=cv.claim,
         source=d.source,
@@ -94,11 +100,45 @@ def claim_row(cv: ClaimVerdict, notes: dict[str, str]) -> ClaimRow:
         expected=d.expected,
         measured=d.measured if len(cv.cells) == 1 else f"{d.group}: {d.measured}",
         tolerance=d.tolerance,
-        seeds=d.seeds,
+        seeds=f"{d.seeds}{rounds}",
         cells=f"{cv.combine}: {cv.cell_counts}" if len(cv.cells) > 1 else d.group,
         verdict=cv.verdict,
-        note="; ".join(n for n in (d.note, notes.get(cv.claim, "")) if n),
+        note="; ".join(n for n in (undecided, d.note, notes.get(cv.claim, "")) if n),
     )
+
+
+def row_key(cv: ClaimVerdict) -> str:
+    """A claim verdict's key: the claim, and its cell for combine: each (verdicts.sensitivity.claim_key)."""
+    return claim_key(cv.claim, cv.deciding.group if cv.combine == "each" else "")
+
+
+@dataclass(frozen=True)
+class ClaimSeeding:
+    """What the seeding rounds did for one claim verdict (verdicts.seeding)."""
+
+    sent: bool  # undecided after the starting seeds: a cell of it was in round 1's schedule
+    rounds: int  # the most rounds that added seeds to one of its cells
+    undecided: str  # why it is still a drift more seeds could decide ("" when it is not one)
+
+
+def claim_seeding(cv: ClaimVerdict, rounds: SeedRounds, paper: str) -> ClaimSeeding:
+    history = {c.group: rounds.history(paper, cv.claim, c.group) for c in cv.cells}
+    sent = any(h and h[0][0] == 1 for h in history.values())
+    added = max((sum(e["status"] == ADDED for _, e in h) for h in history.values()), default=0)
+    open_cells = cv.undecided_cells
+    if not open_cells:
+        return ClaimSeeding(sent, added, "")
+    statuses = {history[c.group][-1][1]["status"] for c in open_cells if history[c.group]}
+    seeds = max(c.seeds for c in open_cells)
+    if CAP in statuses:
+        why = f"at the cap of {seeds} seeds per cell"
+    elif BUDGET in statuses:
+        why = f"at {seeds} seeds, the seeding budget spent"
+    elif not rounds.schedules:
+        why = f"at {seeds} seeds: this profile adds none"
+    else:
+        why = f"at {seeds} seeds: rounds add seeds to reproduction claims only"
+    return ClaimSeeding(sent, added, f"undecided {why} (an interval holds 0: more seeds could decide it)")
 
 
 def fed_by(doc: dict, experiment: str, run: pd.Series) -> tuple[list[str], list[str]]:
@@ -134,12 +174,14 @@ class FailedRun:
     directory: str  # its <key>.failed/, which keeps ns's stderr
 
 
-def failed_of(doc: dict, results: Path) -> list[FailedRun]:
-    """The failed runs of a paper's experiments, each with its cell, what it would have fed and its rerun command."""
+def failed_of(doc: dict, results: Path, seed_rounds: dict[str, list[int]] | None = None) -> list[FailedRun]:
+    """The failed runs of a paper's experiments (and of the seeding rounds that added runs of them: experiment ->
+    rounds), each with its cell, what it would have fed and its rerun command."""
     found = []
     for exp in doc["experiments"]:
         axes = list(axes_of(doc["experiments"][exp]))
-        for _, run in read_failed(results, doc["paper"], exp).iterrows():
+        lost = [read_failed(results, doc["paper"], exp, seed_round=r) for r in [0, *(seed_rounds or {}).get(exp, [])]]
+        for _, run in pd.concat(lost, ignore_index=True).iterrows():
             claims, artifacts = fed_by(doc, exp, run)
             found.append(
                 FailedRun(
@@ -165,15 +207,24 @@ class ExperimentSummary:
     runs: int  # runs measured (in its metrics table)
     failed: int
     axes: tuple[str, ...]
-    seeds: int  # seeds per cell under this profile
+    seeds: int  # starting seeds per cell under this profile
     duration: float
     warmup: float
     judged: str  # the reading levels its claims are judged at ("variant=as_text"), if any
+    added: int = 0  # runs the seeding rounds added (verdicts.seeding), beside `runs`
+    confidence: float = CONFIDENCE  # of the intervals that tell two levels apart (verdicts.seeding)
+    cap: int = 0  # the seeds per cell rounds may reach; 0: none are added
 
     @property
     def details(self) -> str:
+        seeding = ""
+        if self.cap:
+            seeding = (
+                f", at most {self.cap} where seeding rounds add some ({self.added} runs added; levels told apart "
+                f"at {percent(self.confidence)})"
+            )
         return (
-            f"axes: {', '.join(self.axes) or 'none'}; seeds per cell: {self.seeds}; {self.duration:g} s "
+            f"axes: {', '.join(self.axes) or 'none'}; seeds per cell: {self.seeds}{seeding}; {self.duration:g} s "
             f"simulated, {self.warmup:g} s warm-up excluded"
         )
 
@@ -190,14 +241,36 @@ class PaperData:
     failed: list[FailedRun]
     non_discriminating: frozenset[str] = frozenset()  # claim keys (verdicts.sensitivity.claim_key)
     null_tested: bool = False  # the sensitivity table holds this paper's null readings
+    seeding: dict[str, ClaimSeeding] = field(default_factory=dict)  # claim key (row_key) -> what rounds did
+    rounds: int = 0  # seeding rounds that added runs of this paper
+
+    @property
+    def seeding_outcome(self) -> tuple[int, Counter, int]:
+        """The reproduction claims undecided after the starting seeds, what each is now (its verdict, or still
+        undecided), and the runs the seeding rounds added."""
+        became = Counter(
+            "still undecided" if self.seeding[row_key(cv)].undecided else cv.verdict
+            for cv in self.verdicts
+            if cv.cls == "reproduction" and self.seeding[row_key(cv)].sent
+        )
+        return sum(became.values()), became, sum(e.added for e in self.experiments)
+
+    @property
+    def seeding_text(self) -> str:
+        sent, became, added = self.seeding_outcome
+        if not sent:
+            return ""
+        return (
+            f"Seeding rounds: {sent} reproduction claim(s) undecided after the starting seeds (a drift only because "
+            f"an interval holds 0); {self.rounds} round(s) added {added} runs; now {outcome_text(became)}."
+        )
 
     @property
     def by_class(self) -> dict[str, list[ClaimVerdict]]:
         """class -> its claims' verdicts; the reproduction claims a null reading shows to be no evidence apart."""
         by_class: dict[str, list[ClaimVerdict]] = {cls: [] for cls in CLASSES}
         for cv in self.verdicts:
-            key = claim_key(cv.claim, cv.deciding.group if cv.combine == "each" else "")
-            apart = cv.cls == "reproduction" and key in self.non_discriminating
+            apart = cv.cls == "reproduction" and row_key(cv) in self.non_discriminating
             by_class[NON_DISCRIMINATING_SECTION if apart else cv.cls].append(cv)
         return by_class
 
@@ -216,23 +289,36 @@ class PaperData:
         return sum(lost[e] for e in {artifact["experiment"], artifact.get("reference")} if e)
 
 
-def paper_data(doc: dict, results: Path, sensitivity: pd.DataFrame | None = None) -> PaperData:
+def paper_data(
+    doc: dict, results: Path, sensitivity: pd.DataFrame | None = None, rounds: SeedRounds | None = None
+) -> PaperData:
     """`sensitivity`: the sensitivity table, when the targets made it: the claims its null readings show to be no
-    evidence are set apart."""
-    measured = load_measured(doc, results)
-    experiments = [
-        ExperimentSummary(
-            name=name,
-            runs=len(measured[name].metrics["run_key"].unique()) if name in measured else 0,
-            failed=len(read_failed(results, doc["paper"], name)),
-            axes=tuple(axes_of(exp)),
-            seeds=exp["seeds"]["count"],
-            duration=exp["duration"],
-            warmup=exp["warmup"],
-            judged=", ".join(f"{a}={lvl}" for a, lvl in reading_axes(doc, name).items()),
+    evidence are set apart. `rounds`: the seeding rounds run (none: no seeds added, intervals at 95 %)."""
+    paper = doc["paper"]
+    rounds = rounds or SeedRounds(SeedPolicy(1, 0))
+    measured = load_measured(doc, results)  # the starting seeds: the notes' values, as the figures'
+    added = rounds.tables(paper)
+    seeded = load_measured(doc, results, seed_rounds=added) if added else measured
+    experiments = []
+    for name, exp in doc["experiments"].items():
+        seeds = rounds.policy.seeds(exp)
+        keys = seeded[name].metrics["run_key"].unique() if name in seeded else []
+        runs = len(measured[name].metrics["run_key"].unique()) if name in measured else 0
+        experiments.append(
+            ExperimentSummary(
+                name=name,
+                runs=runs,
+                failed=sum(len(read_failed(results, paper, name, seed_round=r)) for r in [0, *added.get(name, [])]),
+                axes=tuple(axes_of(exp)),
+                seeds=exp["seeds"]["count"],
+                duration=exp["duration"],
+                warmup=exp["warmup"],
+                judged=", ".join(f"{a}={lvl}" for a, lvl in reading_axes(doc, name).items()),
+                added=len(keys) - runs,
+                confidence=seeds.confidence,
+                cap=seeds.cap if seeds.rounds else 0,
+            )
         )
-        for name, exp in doc["experiments"].items()
-    ]
     fixed = {name: reading_axes(doc, name) for name in doc["experiments"]}
     notes = {
         c["id"]: "; ".join(
@@ -248,7 +334,11 @@ def paper_data(doc: dict, results: Path, sensitivity: pd.DataFrame | None = None
     rows = sensitivity[sensitivity["paper"] == doc["paper"]] if sensitivity is not None else None
     apart = frozenset(non_discriminating(rows)) if rows is not None and not rows.empty else frozenset()
     tested = rows is not None and bool(rows["null"].astype(bool).any())
-    return PaperData(doc, judge_all(doc, measured), notes, experiments, failed_of(doc, results), apart, tested)
+    verdicts = judge_all(doc, seeded, judging=rounds.judging(doc))
+    seeding = {row_key(cv): claim_seeding(cv, rounds, paper) for cv in verdicts}
+    n_rounds = sum(1 for s in rounds.schedules if any(r["paper"] == paper for r in s["runs"]))
+    failed = failed_of(doc, results, added)
+    return PaperData(doc, verdicts, notes, experiments, failed, apart, tested, seeding, n_rounds)
 
 
 def _metrics_of(measured: dict[str, Measured], experiment: str):
@@ -265,10 +355,13 @@ VERDICT_LEGEND = (
     "Every measured value below is computed from this profile's runs; a published value appears only as a "
     "claim's expected value. Each claim gets one verdict. **pass**: within the claim's pass tolerance (a "
     "directional claim: on the claimed side, by the claimed factor, the difference told apart from 0: paired, the "
-    "95 % interval of its per-seed values clear of 0, where the levels ran the same seeds; unpaired, the levels' "
-    "95 % intervals apart, where they did not; the tolerance column names the test); **drift**: within the wider "
+    "interval of its per-seed values clear of 0, where the levels ran the same seeds; unpaired, the levels' "
+    "intervals apart, where they did not; the intervals are 95 % ones, or 1 - 0.05/K ones where seeding rounds may "
+    "judge a claim K times; the tolerance column names the test and the confidence); **drift**: within the wider "
     "drift tolerance (a directional claim: the right side by mean only, or a level with too few values to form an "
-    "interval); **fail**: beyond it (the other side); **incomplete**: a run it needs "
+    "interval: such a drift is undecided, and seeding rounds double the seeds of its cells until it is decided or "
+    "the profile's cap or budget is reached, which its note then says; the seeds column counts the rounds that "
+    "added some); **fail**: beyond it (the other side); **incomplete**: a run it needs "
     "failed (never a pass; the failed runs are listed with their rerun commands); **missing**: no run measured it. "
     "A claim checked over several cells (e.g. per number of flows) combines them by its rule: all (the worst "
     "cell), any (the best), each (one claim per cell), min/max over an axis. A fail is a result, reported with "
@@ -284,6 +377,24 @@ def totals(papers: list[PaperData]) -> dict[str, Counter]:
         for cls, counts in data.counts.items():
             out[cls] += counts
     return out
+
+
+def seeding_total(papers: list[PaperData]) -> str:
+    """What the seeding rounds did over every paper (empty when they sent no claim)."""
+    sent, became, added = 0, Counter(), 0
+    for data in papers:
+        n, outcome, runs = data.seeding_outcome
+        sent, became, added = sent + n, became + outcome, added + runs
+    if not sent:
+        return ""
+    return (
+        f"Seeding rounds, all papers: {sent} reproduction claim(s) undecided after the starting seeds; {added} runs "
+        f"added; now {outcome_text(became)}."
+    )
+
+
+def outcome_text(became: Counter) -> str:
+    return ", ".join(f"{n} {word}" for word, n in sorted(became.items()))
 
 
 def headline(counts: dict[str, Counter]) -> str:

@@ -22,6 +22,7 @@ from experiments.common.files import write_atomic
 from experiments.config.readings import BASELINE
 from experiments.report.model import build_line, post_hoc_note
 from experiments.store.tables import load_measured, write_parquet
+from experiments.verdicts.seeding import SeedPolicy, SeedRounds
 from experiments.verdicts.sensitivity import (
     COLUMNS,
     HOLDS,
@@ -185,13 +186,17 @@ def write(
     out_parquet: str | Path,
     profile: str,
     run_readings: dict[str, dict[str, list[str]]],
+    rounds: SeedRounds | None = None,
 ) -> None:
-    """SENSITIVITY.md and sensitivity.parquet; `run_readings`: paper -> run reading label -> its experiments."""
+    """SENSITIVITY.md and sensitivity.parquet; `run_readings`: paper -> run reading label -> its experiments;
+    `rounds`: the seeding rounds run (the baseline's verdicts read the seeds they added, as REPORT.md's)."""
     results = Path(results)
+    rounds = rounds or SeedRounds(SeedPolicy(1, 0))
     frames, body = [], []
     for doc in docs:
         by_reading = {label: load_measured(doc, results, label) for label in run_readings.get(doc["paper"], {})}
-        rows = table(doc, load_measured(doc, results), by_reading)
+        baseline = load_measured(doc, results, seed_rounds=rounds.tables(doc["paper"]))
+        rows = table(doc, baseline, by_reading, rounds.judging(doc))
         frames.append(rows)
         body += paper_markdown(doc, rows)
     head = [

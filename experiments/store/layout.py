@@ -8,7 +8,8 @@
   metrics-cache/                             each run's metrics, filed by a digest of what computed them
   <paper>/<experiment>/                      an experiment's batch records (batches/<i>.json) and tables
                                              (runs, metrics, series, failed .parquet); readings/<label>/ under a
-                                             reading
+                                             reading, seeds/round<r>/ for the seeds a seeding round added
+  seed-rounds/round<r>.json                  a seeding round's schedule (verdicts.seeding)
   <paper>/figures/<id>.png, <paper>/tables/<id>.{csv,md}   the figures and tables
   REPORT.md, SENSITIVITY.md, sensitivity.parquet            the reports
   report/index.html, report/papers/<paper>.html, report/runs/<paper>/<experiment>.html   the HTML report
@@ -28,6 +29,8 @@ LOCKS = ".locks"
 WORKFLOW_LOCK = ".workflow.lock"
 METRICS_CACHE = "metrics-cache"
 READINGS = "readings"
+SEEDS = "seeds"
+SEED_ROUNDS = "seed-rounds"
 BATCHES = "batches"
 TABLE_KINDS = ("runs", "metrics", "series", "failed")
 ARTIFACT_KINDS = {"figures": (".png",), "tables": (".csv", ".md")}  # a paper's outputs, beside its experiments
@@ -62,19 +65,38 @@ def workflow_lock(results: str | Path) -> Path:
     return Path(results) / WORKFLOW_LOCK
 
 
-def experiment_dir(results: str | Path, paper: str, experiment: str, reading: str = BASELINE) -> Path:
-    """Where an experiment's batch records and tables live: the baseline's, or readings/<label>/."""
+def experiment_dir(
+    results: str | Path, paper: str, experiment: str, reading: str = BASELINE, seed_round: int | str = 0
+) -> Path:
+    """Where an experiment's batch records and tables live: the baseline's, readings/<label>/ under a reading, or
+    seeds/round<r>/ for the seeds seeding round r added (of the baseline)."""
     base = Path(results) / paper / experiment
+    if seed_round:
+        return base / SEEDS / f"round{seed_round}"
     return base if reading == BASELINE else base / READINGS / reading
 
 
-def batch_record(results: str | Path, paper: str, experiment: str, index: int | str, reading: str = BASELINE) -> Path:
-    return experiment_dir(results, paper, experiment, reading) / BATCHES / f"{index}.json"
+def batch_record(
+    results: str | Path,
+    paper: str,
+    experiment: str,
+    index: int | str,
+    reading: str = BASELINE,
+    seed_round: int | str = 0,
+) -> Path:
+    return experiment_dir(results, paper, experiment, reading, seed_round) / BATCHES / f"{index}.json"
 
 
-def experiment_table(results: str | Path, paper: str, experiment: str, kind: str, reading: str = BASELINE) -> Path:
+def experiment_table(
+    results: str | Path, paper: str, experiment: str, kind: str, reading: str = BASELINE, seed_round: int | str = 0
+) -> Path:
     """One of an experiment's tables: runs, metrics, series or failed."""
-    return experiment_dir(results, paper, experiment, reading) / f"{kind}.parquet"
+    return experiment_dir(results, paper, experiment, reading, seed_round) / f"{kind}.parquet"
+
+
+def seed_schedule(results: str | Path, seed_round: int | str) -> Path:
+    """Seeding round r's schedule: the claim cells still undecided and the runs it adds."""
+    return Path(results) / SEED_ROUNDS / f"round{seed_round}.json"
 
 
 def artifact(results: str | Path, paper: str, kind: str, artifact_id: str, suffix: str = "") -> Path:

@@ -36,18 +36,36 @@ class Measured:
     failed: pd.DataFrame = field(default_factory=no_failed_runs)
 
 
-def read_failed(results: str | Path, paper: str, experiment: str, reading: str = BASELINE) -> pd.DataFrame:
+def read_failed(
+    results: str | Path, paper: str, experiment: str, reading: str = BASELINE, seed_round: int = 0
+) -> pd.DataFrame:
     """An experiment's failed runs (the aggregate stage's failed.parquet); none when the table is absent."""
-    path = layout.experiment_table(results, paper, experiment, "failed", reading)
+    path = layout.experiment_table(results, paper, experiment, "failed", reading, seed_round)
     return pd.read_parquet(path) if path.exists() else no_failed_runs()
 
 
-def load_measured(doc: dict, results: str | Path, reading: str = BASELINE) -> dict[str, Measured]:
+def load_measured(
+    doc: dict, results: str | Path, reading: str = BASELINE, seed_rounds: dict[str, list[int]] | None = None
+) -> dict[str, Measured]:
     """experiment -> its metrics and failed runs (of the baseline, or of a reading), for the experiments whose
-    metrics table exists."""
+    metrics table exists; `seed_rounds`: experiment -> the seeding rounds whose added seeds join its baseline's
+    (verdicts.seeding says which of them each claim reads)."""
     measured = {}
     for exp in doc["experiments"]:
         path = layout.experiment_table(results, doc["paper"], exp, "metrics", reading)
-        if path.exists():
-            measured[exp] = Measured(pd.read_parquet(path), read_failed(results, doc["paper"], exp, reading))
+        if not path.exists():
+            continue
+        rounds = (seed_rounds or {}).get(exp, []) if reading == BASELINE else []
+        metrics = [pd.read_parquet(path)]
+        metrics += [
+            pd.read_parquet(layout.experiment_table(results, doc["paper"], exp, "metrics", BASELINE, r)) for r in rounds
+        ]
+        failed = [read_failed(results, doc["paper"], exp, reading, r) for r in [0, *rounds]]
+        measured[exp] = Measured(_joined(metrics), _joined(failed))
     return measured
+
+
+def _joined(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """Tables of one experiment's runs, one after the other (one table as it is)."""
+    frames = [f for f in frames if not f.empty] or frames[:1]
+    return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)

@@ -71,7 +71,8 @@ other free axes as `all`). Axes that are readings of an open choice (a choice wi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
@@ -79,6 +80,7 @@ from experiments.config.axes import axes_of, label_column, label_text
 from experiments.config.readings import reading_axes
 from experiments.store.tables import Measured
 from experiments.verdicts.kinds import _CHECKS
+from experiments.verdicts.stats import CONFIDENCE
 from experiments.verdicts.verdict import VERDICTS, Verdict, missing, scope_of
 
 
@@ -114,34 +116,55 @@ def claim_levels(claim: dict, rows: pd.DataFrame, fixed: dict | None = None) -> 
     return rows
 
 
+@dataclass(frozen=True)
+class Judging:
+    """How a claim's cells are judged beyond its rows: the confidence of the intervals that tell two levels apart,
+    and the seeds each cell reads: cell label -> the seed it stops before, and for a cell not named `starting`, the
+    stop of the profile's own seeds (None: every row), as seeds added for other claims are not its own.
+    verdicts.seeding gives them."""
+
+    confidence: float = CONFIDENCE
+    seed_stops: dict = field(default_factory=dict)
+    starting: int | None = None
+
+    def rows(self, group: pd.DataFrame, label: str) -> pd.DataFrame:
+        """A cell's rows at the seeds it reads."""
+        stop = self.seed_stops.get(label, self.starting)
+        return group if stop is None or group.empty else group[group["seed"] < stop]
+
+
 def evaluate(
-    claim: dict, metrics: pd.DataFrame, axes: list[str], fixed: dict | None = None, failed: pd.DataFrame | None = None
+    claim: dict,
+    metrics: pd.DataFrame,
+    axes: list[str],
+    fixed: dict | None = None,
+    failed: pd.DataFrame | None = None,
+    judging: Judging | None = None,
 ) -> list[Verdict]:
     """The claim's cell verdicts, one per combination of the labels of its free axes (one `missing` if no run).
 
     `fixed` maps reading axes to the level the claim is judged at (config.readings.reading_axes). A cell that
     lacks a run which failed (a row of `failed`, the experiment's failed runs with their context columns) is
-    `incomplete`, whatever its finished runs show: its note gives that verdict and the failed keys."""
-    rows = claim_rows(claim, metrics, fixed)
-    free = _free_axes(claim, axes, fixed)
+    `incomplete`, whatever its finished runs show: its note gives that verdict and the failed keys. `judging`: the
+    confidence and the seeds of each cell (default: 95 %, every row)."""
+    judging = judging or Judging()
     rule, _, over = claim.get("combine", "all").partition(":")
-    if over:
-        free = [a for a in free if a != over]
-    groups = list(rows.groupby(free, sort=True)) if free else [((), rows)]
     verdicts = {}
-    for key, group in groups if not rows.empty else []:
-        key = key if isinstance(key, tuple) else (key,)
-        label = _cell_label(free, key)
+    for key, label, group in _cells(claim, claim_rows(claim, metrics, fixed), axes, fixed):
+        group = judging.rows(group, label)
         if over:
             group, label = _extreme_level(group, over, rule, label)
-        verdicts[key] = replace(_CHECKS[claim["kind"]](claim, group, label), scope=scope_of(claim))
+        check = _CHECKS[claim["kind"]](claim, group, label, judging.confidence)
+        verdicts[key] = replace(check, scope=scope_of(claim))
     lost = claim_levels(claim, failed, fixed) if failed is not None else pd.DataFrame()
-    for key, group in (lost.groupby(free, sort=True) if free else [((), lost)]) if not lost.empty else []:
-        key = key if isinstance(key, tuple) else (key,)
+    for key, label, group in _cells(claim, lost, axes, fixed):
+        group = judging.rows(group, label)
+        if group.empty:
+            continue
         cell = verdicts.get(key)
         keys = ", ".join(group["run_key"])
         if cell is None:
-            cell = replace(missing(claim), group=_cell_label(free, key), note="")
+            cell = replace(missing(claim), group=label, note="")
             note = f"every run of this cell failed ({keys})"
         else:
             note = f"{len(group)} run(s) failed ({keys}); the {cell.seeds} that finished give {cell.verdict}"
@@ -152,6 +175,41 @@ def evaluate(
         return [verdicts[key] for key in sorted(verdicts)]
     except TypeError:  # an axis of labels that do not compare (numbers and text): as found
         return list(verdicts.values())
+
+
+def _cells(claim: dict, rows: pd.DataFrame, axes: list[str], fixed: dict | None) -> list[tuple]:
+    """(key, label, rows) of each of a claim's cells: one per combination of the labels of its free axes (over the
+    axis of a min/max combine, which is judged within the cell)."""
+    free = _free_axes(claim, axes, fixed)
+    over = claim.get("combine", "all").partition(":")[2]
+    free = [a for a in free if a != over]
+    if rows.empty:
+        return []
+    groups = rows.groupby(free, sort=True) if free else [((), rows)]
+    keys = [(key if isinstance(key, tuple) else (key,), group) for key, group in groups]
+    return [(key, _cell_label(free, key), group) for key, group in keys]
+
+
+def cell_groups(claim: dict, rows: pd.DataFrame, axes: list[str], fixed: dict | None = None) -> dict[str, pd.DataFrame]:
+    """A claim's cells as `evaluate` forms them: cell label -> the rows (of any table with the context columns) of
+    the levels its kind compares (levels_read), at its `where` labels and `fixed` reading levels."""
+    rows = claim_levels(claim, rows, fixed)
+    read = levels_read(claim)
+    if read is not None and not rows.empty:
+        rows = rows[label_column(rows[claim["axis"]]).isin(read)]
+    return {label: group for _, label, group in _cells(claim, rows, axes, fixed)}
+
+
+def levels_read(claim: dict) -> list[str] | None:
+    """The levels of its axis a claim's kind compares (label_text), or None for every level (kind extreme, a
+    compare against every other level, and the kinds with no axis)."""
+    if claim["kind"] == "compare" and claim.get("than"):
+        return [label_text(x) for x in [claim["level"], *claim["than"]]]
+    if claim["kind"] == "nearest":
+        return [label_text(x) for x in [claim["level"], claim["nearest"], *claim["among"]]]
+    if claim["kind"] in ("ratio", "slope"):
+        return [label_text(claim["level"]), label_text(claim["baseline"])]
+    return None
 
 
 def _cell_label(free: list[str], key: tuple) -> str:
@@ -191,6 +249,17 @@ class ClaimVerdict:
     cells: list[Verdict]
 
     @property
+    def undecided_cells(self) -> list[Verdict]:
+        """The cells more seeds could decide the claim in: of a drift, its drifting cells when each only lacks an
+        interval clear of 0 (`all`, `each`; one drift of another cause keeps it a drift whatever they show), or
+        those of them that do (`any`: one could pass). Empty for any other verdict."""
+        if self.verdict != "drift":
+            return []
+        drifts = [c for c in self.cells if c.verdict == "drift"]
+        open_ = [c for c in drifts if c.undecided]
+        return open_ if self.combine == "any" or len(open_) == len(drifts) else []
+
+    @property
     def cell_counts(self) -> str:
         counts = {v: sum(c.verdict == v for c in self.cells) for v in VERDICTS}
         return ", ".join(f"{n} {v}" for v, n in counts.items() if n)
@@ -207,16 +276,26 @@ def combine(claim: dict, cells: list[Verdict]) -> list[ClaimVerdict]:
 
 
 def judge(
-    claim: dict, metrics: pd.DataFrame, axes: list[str], fixed: dict | None = None, failed: pd.DataFrame | None = None
+    claim: dict,
+    metrics: pd.DataFrame,
+    axes: list[str],
+    fixed: dict | None = None,
+    failed: pd.DataFrame | None = None,
+    judging: Judging | None = None,
 ) -> list[ClaimVerdict]:
     """The claim's one verdict (or one per cell, for combine: each)."""
-    return combine(claim, evaluate(claim, metrics, axes, fixed, failed))
+    return combine(claim, evaluate(claim, metrics, axes, fixed, failed, judging))
 
 
-def judge_all(doc: dict, measured: dict[str, Measured], fixed_by_experiment: dict | None = None) -> list[ClaimVerdict]:
+def judge_all(
+    doc: dict,
+    measured: dict[str, Measured],
+    fixed_by_experiment: dict | None = None,
+    judging: Callable[[dict], Judging] | None = None,
+) -> list[ClaimVerdict]:
     """Every claim of a file judged on its experiment's metrics and failed runs (`measured`: experiment -> them);
     `fixed_by_experiment`: experiment -> the reading levels its claims are judged at (default: the baseline of each
-    axis choice)."""
+    axis choice); `judging`: claim -> how its cells are judged (verdicts.seeding; default: 95 %, every row)."""
     verdicts = []
     for claim in doc["claims"]:
         exp = claim["experiment"]
@@ -225,5 +304,6 @@ def judge_all(doc: dict, measured: dict[str, Measured], fixed_by_experiment: dic
             verdicts += combine(claim, [missing(claim)])
             continue
         fixed = (fixed_by_experiment or {}).get(exp, reading_axes(doc, exp))
-        verdicts += judge(claim, tables.metrics, list(axes_of(doc["experiments"][exp])), fixed, tables.failed)
+        how = judging(claim) if judging else None
+        verdicts += judge(claim, tables.metrics, list(axes_of(doc["experiments"][exp])), fixed, tables.failed, how)
     return verdicts

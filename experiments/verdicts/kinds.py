@@ -1,5 +1,10 @@
 """Each kind of claim judged on the rows of one cell: value, extreme, compare, bound, nearest, ratio, slope
 (verdicts.claims' docstring says what each means).
+
+Each check takes the confidence of the intervals that tell two levels apart (95 %, or less wide a risk where the
+profile may add seeds: verdicts.seeding says why); the intervals shown beside a mean are 95 % ones. The directional
+kinds (extreme, compare, nearest) mark a drift `undecided` when it comes from an interval that holds 0 or cannot be
+formed: more seeds could decide it either way (verdicts.seeding adds them).
 """
 
 from __future__ import annotations
@@ -12,9 +17,12 @@ import pandas as pd
 from experiments.config.axes import label_column, label_text
 from experiments.config.tolerances import describe_tolerance, within
 from experiments.verdicts.stats import (
+    CONFIDENCE,
     ci95,
     difference,
+    half_width,
     per_seed,
+    percent,
     ratio_half_width,
     shared_seeds,
 )
@@ -37,7 +45,7 @@ def _tolerances(claim: dict) -> str:
     return f"pass {describe_tolerance(claim['pass'])}, drift {describe_tolerance(claim['drift'])}"
 
 
-def _value(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
+def _value(claim: dict, group: pd.DataFrame, label: str, confidence: float = CONFIDENCE) -> Verdict:
     values = group["value"].dropna()
     if values.empty:
         return missing(claim)
@@ -58,20 +66,21 @@ def _value(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
     )
 
 
-def _extreme(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
-    stats = _level_stats(claim, group)
+def _extreme(claim: dict, group: pd.DataFrame, label: str, confidence: float = CONFIDENCE) -> Verdict:
+    stats = _level_stats(claim, group, confidence)
     want = label_text(claim["level"])
     if want not in stats.index or len(stats) < 2:
         return missing(claim)
     ordered = stats.sort_values("mean", ascending=claim["extreme"] == "min")
     measured = ", ".join(f"{lvl} {row['mean']:.4g}" for lvl, row in ordered.iterrows())
-    apart = difference(stats, _seed_table(claim, group), ordered.index[0], ordered.index[1])
+    apart = difference(stats, _seed_table(claim, group), ordered.index[0], ordered.index[1], confidence=confidence)
     test = _test([apart.paired])
     if ordered.index[0] != want:
         verdict, note = "fail", f"{ordered.index[0]} is the {claim['extreme']}"
     else:
         verdict = "pass" if apart.apart else "drift"
-        note = "" if apart.apart else f"95 % interval of {want} - {ordered.index[1]} ({test}) includes 0"
+        interval = f"{percent(confidence)} interval of {want} - {ordered.index[1]} ({test})"
+        note = "" if apart.apart else f"{interval} includes 0"
     return Verdict(
         claim["id"],
         claim["source"],
@@ -80,20 +89,24 @@ def _extreme(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
         claim["metric"],
         f"{want} is the {claim['extreme']}",
         measured,
-        _apart_rule(test),
+        _apart_rule(test, confidence),
         int(stats["count"].min()),
         verdict,
         note,
         test=test,
+        undecided=verdict == "drift",  # the extreme by mean: the interval decides
     )
 
 
-def _level_stats(claim: dict, group: pd.DataFrame) -> pd.DataFrame:
-    """mean, ci95 and count of the measured values per level of the claim's axis (index: its label_text);
-    a level without a measured value is left out."""
+def _level_stats(claim: dict, group: pd.DataFrame, confidence: float = CONFIDENCE) -> pd.DataFrame:
+    """mean, half (of the `confidence` interval) and count of the measured values per level of the claim's axis
+    (index: its label_text); a level without a measured value is left out."""
     axis = claim["axis"]
     measured = group.dropna(subset=["value"])
-    return measured.groupby(label_column(measured[axis]))["value"].agg(["mean", ci95, "count"])
+    by_level = measured.groupby(label_column(measured[axis]))["value"]
+    return pd.DataFrame(
+        {"mean": by_level.mean(), "half": by_level.agg(lambda v: half_width(v, confidence)), "count": by_level.count()}
+    )
 
 
 def _seed_table(claim: dict, group: pd.DataFrame) -> pd.DataFrame | None:
@@ -108,15 +121,15 @@ def _test(paired: list[bool]) -> str:
     return "paired" if all(paired) else "unpaired" if not any(paired) else "partly paired"
 
 
-def _apart_rule(test: str) -> str:
-    """The tolerance column of a verdict that needs two levels apart, naming the test."""
+def _apart_rule(test: str, confidence: float) -> str:
+    """The tolerance column of a verdict that needs two levels apart, naming the test and its confidence."""
     if test == "paired":
-        return "95 % interval of the per-seed differences clear of 0 (paired)"
-    return f"95 % intervals apart ({test})"
+        return f"{percent(confidence)} interval of the per-seed differences clear of 0 (paired)"
+    return f"{percent(confidence)} intervals apart ({test})"
 
 
-def _compare(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
-    stats = _level_stats(claim, group)
+def _compare(claim: dict, group: pd.DataFrame, label: str, confidence: float = CONFIDENCE) -> Verdict:
+    stats = _level_stats(claim, group, confidence)
     want = label_text(claim["level"])
     others = [label_text(x) for x in claim.get("than", [])] or [lvl for lvl in stats.index if lvl != want]
     if want not in stats.index or not others or any(o not in stats.index for o in others):
@@ -125,22 +138,24 @@ def _compare(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
     factor = claim.get("factor", 1)
     a = stats.loc[want]
     table = _seed_table(claim, group)
-    wrong, weak, paired = [], [], []
+    wrong, weak, paired, open_ = [], [], [], []
     for other in others:
         b = stats.loc[other]
-        gap = difference(stats, table, want, other, factor)
+        gap = difference(stats, table, want, other, factor, confidence)
         paired.append(gap.paired)
         if sign * (a["mean"] - b["mean"]) <= 0:
             wrong.append(other)
         elif sign * gap.mean <= 0 or not gap.apart:
             weak.append(other)
+            open_.append(not gap.apart)  # the interval holds 0: more seeds could tell; else short of the factor
     test = _test(paired)
     verdict = "fail" if wrong else "drift" if weak else "pass"
     note = ""
     if wrong:
         note = f"{', '.join(wrong)} on the other side"
     elif weak:
-        note = f"against {', '.join(weak)}: not by the factor, or its 95 % interval ({test}) includes 0"
+        interval = f"{percent(confidence)} interval ({test})"
+        note = f"against {', '.join(weak)}: not by the factor, or its {interval} includes 0"
     word = ">" if sign > 0 else "<"
     scale = f"{factor:g} x " if factor != 1 else ""
     expected = f"{want} {word} {scale}{', '.join(others)}"
@@ -153,15 +168,16 @@ def _compare(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
         claim["metric"],
         expected,
         measured,
-        _apart_rule(test),
+        _apart_rule(test, confidence),
         int(stats.loc[[want, *others], "count"].min()),
         verdict,
         note,
         test=test,
+        undecided=verdict == "drift" and all(open_),  # a drift short of the factor beyond doubt stays one
     )
 
 
-def _bound(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
+def _bound(claim: dict, group: pd.DataFrame, label: str, confidence: float = CONFIDENCE) -> Verdict:
     values = group["value"].dropna()
     if values.empty:
         return missing(claim)
@@ -188,8 +204,8 @@ def _bound(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
     )
 
 
-def _nearest(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
-    stats = _level_stats(claim, group)
+def _nearest(claim: dict, group: pd.DataFrame, label: str, confidence: float = CONFIDENCE) -> Verdict:
+    stats = _level_stats(claim, group, confidence)
     want, target = label_text(claim["level"]), label_text(claim["nearest"])
     rivals = [label_text(x) for x in claim["among"] if label_text(x) not in (want, target)]
     if any(lvl not in stats.index for lvl in [want, target, *rivals]) or not rivals:
@@ -204,9 +220,9 @@ def _nearest(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
         paired.append(seeds is not None)
         if seeds is not None:  # per seed: how much nearer A is to the target than to the rival
             gain = (seeds[want] - seeds[rival]).abs() - (seeds[want] - seeds[target]).abs()
-            clear = not math.isnan(half := ci95(gain)) and gain.mean() > half
+            clear = not math.isnan(half := half_width(gain, confidence)) and gain.mean() > half
         else:
-            halves = [a["ci95"], stats.loc[target, "ci95"], stats.loc[rival, "ci95"]]
+            halves = [a["half"], stats.loc[target, "half"], stats.loc[rival, "half"]]
             # No interval for some level: never apart (NaN taken explicitly, not by max()'s argument order).
             slack = math.nan if any(math.isnan(h) for h in halves) else halves[0] + max(halves[1:])
             clear = not math.isnan(slack) and far - near > slack
@@ -215,7 +231,9 @@ def _nearest(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
             notes.append(f"nearer to {rival}")
         elif not clear:
             verdict = "drift" if verdict == "pass" else verdict
-            notes.append(f"nearer to {target} than to {rival} within the 95 % intervals ({_test([paired[-1]])})")
+            notes.append(
+                f"nearer to {target} than to {rival} within the {percent(confidence)} intervals ({_test([paired[-1]])})"
+            )
     test = _test(paired)
     measured = ", ".join(f"{lvl} {stats.loc[lvl, 'mean']:.4g}" for lvl in [want, target, *rivals])
     return Verdict(
@@ -226,15 +244,16 @@ def _nearest(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
         claim["metric"],
         f"{want} nearest to {target}",
         measured,
-        f"distance beyond the 95 % intervals ({test})",
+        f"distance beyond the {percent(confidence)} intervals ({test})",
         int(stats.loc[[want, target, *rivals], "count"].min()),
         verdict,
         "; ".join(notes),
         test=test,
+        undecided=verdict == "drift",  # nearer by mean: the intervals decide
     )
 
 
-def _ratio(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
+def _ratio(claim: dict, group: pd.DataFrame, label: str, confidence: float = CONFIDENCE) -> Verdict:
     stats = _level_stats(claim, group)
     level, baseline = label_text(claim["level"]), label_text(claim["baseline"])
     if level not in stats.index or baseline not in stats.index:
@@ -262,7 +281,7 @@ def _ratio(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
     )
 
 
-def _slope(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
+def _slope(claim: dict, group: pd.DataFrame, label: str, confidence: float = CONFIDENCE) -> Verdict:
     level, baseline = label_text(claim["level"]), label_text(claim["baseline"])
     per_stats = _level_stats(claim, group[group["metric"] == claim["per"]])
     metric_stats = _level_stats(claim, group[group["metric"] == claim["metric"]])
@@ -272,7 +291,7 @@ def _slope(claim: dict, group: pd.DataFrame, label: str) -> Verdict:
     change = difference(per_stats, _seed_table(claim, group[group["metric"] == claim["per"]]), level, baseline)
     d_per = change.mean
     # paired: the per-seed changes' interval; unpaired: the two levels' intervals combined, sqrt(a² + b²)
-    noise = change.half if change.paired else math.hypot(per_stats.loc[level, "ci95"], per_stats.loc[baseline, "ci95"])
+    noise = change.half if change.paired else math.hypot(per_stats.loc[level, "half"], per_stats.loc[baseline, "half"])
     if d_per == 0 or not abs(d_per) > noise:  # a nan interval (one value) cannot tell the change from 0 either
         return replace(
             missing(claim),

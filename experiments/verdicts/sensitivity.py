@@ -12,6 +12,7 @@ measured baseline.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import pandas as pd
@@ -27,7 +28,7 @@ from experiments.config.readings import (
     run_readings,
 )
 from experiments.store.tables import Measured
-from experiments.verdicts.claims import ClaimVerdict, claim_metrics, combine, evaluate
+from experiments.verdicts.claims import ClaimVerdict, Judging, claim_metrics, combine, evaluate
 from experiments.verdicts.verdict import missing
 
 HOLDS = {"pass", "drift"}
@@ -93,22 +94,32 @@ def reading_metrics(reading: Reading, baseline: dict, by_reading: dict) -> dict[
     return baseline
 
 
-def table(doc: dict, baseline: dict[str, Measured], by_reading: dict[str, dict[str, Measured]]) -> pd.DataFrame:
+def table(
+    doc: dict,
+    baseline: dict[str, Measured],
+    by_reading: dict[str, dict[str, Measured]],
+    judging: Callable[[dict], Judging] | None = None,
+) -> pd.DataFrame:
     """One row per reproduction or diagnostic claim (per cell for combine: each) x reading; `baseline`: experiment
-    -> its metrics and failed runs (store.tables.load_measured); `by_reading`: run reading label -> the same."""
+    -> its metrics and failed runs (store.tables.load_measured); `by_reading`: run reading label -> the same;
+    `judging`: claim -> how the baseline judges its cells (verdicts.seeding: the seeds its rounds added, as in
+    REPORT.md); the readings judge the starting seeds at the same confidence."""
     rows = []
     for claim in doc["claims"]:
         if claim.get("class", "reproduction") not in JUDGED_CLASSES:
             continue
         exp = claim["experiment"]
         axes = list(axes_of(doc["experiments"][exp]))
+        how = judging(claim) if judging else Judging()
         for reading, fixed in claim_readings(doc, exp):
             judged_claim = reading_claim(claim, reading)
             measured = reading_metrics(reading, baseline, by_reading).get(exp)
             if measured is None:
                 judged = not_run(claim)
             else:
-                cells = evaluate(judged_claim, measured.metrics, axes, fixed, measured.failed)
+                # the seeds rounds added belong to the baseline's own cells
+                cells_how = how if reading.is_baseline else replace(how, seed_stops={})
+                cells = evaluate(judged_claim, measured.metrics, axes, fixed, measured.failed, cells_how)
                 judged = combine(claim, cells or [missing(claim)])
             for cv in judged:
                 rows.append(

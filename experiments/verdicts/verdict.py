@@ -24,6 +24,7 @@ class Verdict:
     scope: str = "all"  # the metrics scope read: all, group:<name> or flow<fid>
     value: float = math.nan  # kinds value, ratio and slope: the number judged against expected
     test: str = ""  # how two levels were compared: paired (per seed), unpaired or partly paired (verdicts.stats)
+    undecided: bool = False  # a drift only because an interval holds 0 or cannot be formed (verdicts.kinds)
 
 
 def scope_of(claim: dict) -> str:

@@ -19,6 +19,7 @@ AGGREGATE = ("experiments.measure.aggregate",)
 REPORT = ("experiments.report.markdown",)
 SENSITIVITY = ("experiments.report.sensitivity_markdown",)
 HTML = ("experiments.report.html",)
+SEEDING = ("experiments.verdicts.seeding",)  # a seeding round's schedule
 DRAW = ("experiments.store.experiment_data",)  # what a drawing reads its tables with, beside its figure module
 TEMPLATES = ROOT / "experiments" / "report" / "templates"
 
@@ -30,9 +31,10 @@ def simulate_code(tools: Toolchain) -> str:
 
 @cache
 def stage_code(stage: str) -> str:
-    """aggregate, report, sensitivity or html: the digest of what that stage's job runs (the HTML report's
+    """aggregate, seeding, report, sensitivity or html: the digest of what that stage's job runs (the HTML report's
     templates included)."""
-    roots = {"aggregate": AGGREGATE, "report": REPORT, "sensitivity": SENSITIVITY, "html": HTML}[stage]
+    stages = {"aggregate": AGGREGATE, "seeding": SEEDING, "report": REPORT, "sensitivity": SENSITIVITY, "html": HTML}
+    roots = stages[stage]
     extra = sorted(TEMPLATES.glob("*.j2")) if stage == "html" else []
     return code_digest(roots, extra)
 

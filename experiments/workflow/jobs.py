@@ -32,10 +32,21 @@ def job_log(path: str | Path) -> Iterator[Callable[[str], None]]:
         yield progress
 
 
-def batch_of(wildcards) -> tuple[str, str, int, str]:
-    """A simulate job's (paper, experiment, batch index, reading label) from its wildcards: a baseline job's have
-    no reading."""
-    return wildcards.paper, wildcards.experiment, int(wildcards.batch), getattr(wildcards, "reading", BASELINE)
+def part_of(wildcards) -> tuple[str, str, str, int]:
+    """The runs a job's wildcards name: (paper, experiment, reading label, seeding round); a baseline job's have no
+    reading and no round (0)."""
+    return (
+        wildcards.paper,
+        wildcards.experiment,
+        getattr(wildcards, "reading", BASELINE),
+        int(getattr(wildcards, "round", 0)),
+    )
+
+
+def batch_of(wildcards) -> tuple[str, str, int, str, int]:
+    """A simulate job's (paper, experiment, batch index, reading label, seeding round) from its wildcards."""
+    paper, experiment, reading, seed_round = part_of(wildcards)
+    return paper, experiment, int(wildcards.batch), reading, seed_round
 
 
 def simulate_batch(
@@ -52,13 +63,12 @@ def simulate_batch(
     included (the job succeeds: Plan.batch_retry says how they are retried). `wildcards`: the job's paper,
     experiment, batch and (a reading's job) reading; `sweep`: the whole sweep's progress; `retry_of`: its retry
     param."""
-    paper, experiment, index, reading = batch_of(wildcards)
+    paper, experiment, index, reading, seed_round = batch_of(wildcards)
     after = parse_into_tables(settings)
-    runs = plan.batch_runs(paper, experiment, index, reading)
+    runs = plan.batch_runs(paper, experiment, index, reading, seed_round)
+    name = f"{paper}/{experiment}" + (f" seeding round {seed_round}" if seed_round else "") + f" batch {index}"
     with job_log(log) as progress:
-        outcomes = run_batch(
-            runs, settings.results, tools, after, progress, f"{paper}/{experiment} batch {index}", sweep
-        )
+        outcomes = run_batch(runs, settings.results, tools, after, progress, name, sweep)
     write_record(record, batch_record(outcomes, retry_of))
 
 
@@ -78,22 +88,18 @@ def parse_into_tables(settings: Settings):
 
 
 def aggregate_experiment(
-    plan: Plan,
-    results: str | Path,
-    paper: str,
-    experiment: str,
-    records: list[str],
-    out_dir: str | Path,
-    log: str | Path,
-    reading: str = BASELINE,
+    plan: Plan, results: str | Path, wildcards, records: list[str], metrics: str | Path, log: str | Path
 ) -> None:
-    """One Snakemake job: an experiment's (or a reading's) tables, with a progress line now and then on the console
-    and in its log."""
+    """One Snakemake job: an experiment's (a reading's, a seeding round's: `wildcards` say which) tables beside its
+    metrics table, with a progress line now and then on the console and in its log."""
     from experiments.measure import aggregate
 
+    paper, experiment, reading, seed_round = part_of(wildcards)
+    out_dir = Path(metrics).parent
     exp = plan.docs[paper]["experiments"][experiment]
-    contexts = plan.expansions[(paper, experiment, reading)].contexts()
+    contexts = plan.runs_of(paper, experiment, reading, seed_round).contexts()
     label = f"{paper}/{experiment}" + ("" if reading == BASELINE else f" under {reading}")
+    label += f" seeding round {seed_round}" if seed_round else ""
     with job_log(log) as progress:
         aggregate.aggregate(
             records,
@@ -129,12 +135,47 @@ def draw(plan: Plan, results: str | Path, paper: str, kind: str, artifact_id: st
     return written
 
 
-def report(plan: Plan, settings: Settings, manifest: str | Path, out: str | Path, sensitivity: list[str]) -> None:
-    """REPORT.md; `sensitivity`: the sensitivity table's path when the targets made it (else empty)."""
+def seed_round(plan: Plan, number: int, earlier: list[str], out: str | Path, log: str | Path) -> int:
+    """Seeding round `number`'s schedule (the checkpoint's job), from the tables of the starting seeds and of the
+    rounds before it (`earlier`: its inputs, their schedules among them); returns the runs it adds."""
+    from experiments.verdicts import seeding
+
+    schedules = seed_schedules(earlier)
+    schedule = seeding.write_round(list(plan.docs.values()), plan.results, number, schedules, plan.policy, out)
+    counts = {status: sum(e["status"] == status for e in schedule["cells"]) for status in seeding.STATUSES}
+    line = (
+        f"seeding round {number}: {len(schedule['cells'])} undecided claim cell(s) ("
+        + ", ".join(f"{n} {status}" for status, n in counts.items())
+        + f"), {schedule['added']} run(s) added"
+    )
+    print(line, flush=True)
+    Path(log).write_text(line + "\n")
+    return schedule["added"]
+
+
+def seed_schedules(files: list[str]) -> list[str]:
+    """The seeding rounds' schedules among a job's inputs, in round order."""
+    found = [f for f in files if Path(f).parent.name == layout.SEED_ROUNDS]
+    return sorted(found, key=lambda f: int(Path(f).stem.removeprefix("round")))
+
+
+def seed_rounds(plan: Plan, files: list[str]):
+    """The seeding rounds run (verdicts.seeding.SeedRounds), from a job's inputs."""
+    from experiments.verdicts.seeding import SeedRounds
+
+    return SeedRounds.load(plan.policy, seed_schedules(files))
+
+
+def report(
+    plan: Plan, settings: Settings, manifest: str | Path, out: str | Path, sensitivity: list[str], seeding: list[str]
+) -> None:
+    """REPORT.md; `sensitivity`: the sensitivity table's path when the targets made it (else empty); `seeding`: the
+    seeding rounds' inputs (their schedules among them)."""
     from experiments.report.markdown import write_report
 
     table = sensitivity[0] if sensitivity else None
-    write_report(list(plan.docs.values()), settings.results, manifest, out, settings.profile_name, table)
+    docs = list(plan.docs.values())
+    write_report(docs, settings.results, manifest, out, settings.profile_name, table, seed_rounds(plan, seeding))
 
 
 def html_pages(plan: Plan, results: str | Path) -> list[str]:
@@ -149,11 +190,13 @@ def html_report(
     settings: Settings,
     manifest: str | Path,
     sensitivity: list[str],
+    seeding: list[str],
     tcl_sha256: str,
     commit: str,
     log: str | Path,
 ) -> None:
-    """The HTML report; `sensitivity`: the sensitivity table's path when the targets made it (else empty)."""
+    """The HTML report; `sensitivity`: the sensitivity table's path when the targets made it (else empty);
+    `seeding`: the seeding rounds' inputs."""
     from experiments.report import html
 
     written = html.write(
@@ -164,13 +207,20 @@ def html_report(
         tcl_sha256,
         commit,
         sensitivity[0] if sensitivity else None,
+        seed_rounds(plan, seeding),
     )
     Path(log).write_text("".join(f"wrote {path}\n" for path in written))
 
 
 def sensitivity_report(
-    plan: Plan, settings: Settings, manifest: str | Path, out_md: str | Path, out_parquet: str | Path
+    plan: Plan,
+    settings: Settings,
+    manifest: str | Path,
+    out_md: str | Path,
+    out_parquet: str | Path,
+    seeding: list[str],
 ) -> None:
+    """SENSITIVITY.md and its table; `seeding`: the seeding rounds' inputs (the baseline's verdicts read them)."""
     from experiments.report import sensitivity_markdown
 
     sensitivity_markdown.write(
@@ -181,4 +231,5 @@ def sensitivity_report(
         out_parquet,
         settings.profile_name,
         plan.reading_experiments(),
+        seed_rounds(plan, seeding),
     )

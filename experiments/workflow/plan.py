@@ -1,12 +1,13 @@
 """The plan: which file defines each paper, the runs of each experiment under each reading (expanded lazily: a
-batch resolves its own runs only), its batches and what each stage's job reads of the file.
+batch resolves its own runs only) and of each seeding round (read from the round's schedule once its checkpoint
+wrote it), its batches and what each stage's job reads of the file.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from experiments.common.files import canonical_json
@@ -18,6 +19,7 @@ from experiments.planning.profiles import Settings, cut
 from experiments.references import check as references
 from experiments.store import layout
 from experiments.store.records import failed_entries
+from experiments.verdicts.seeding import SeedPolicy, schedule_runs
 
 
 class BatchDescription:
@@ -25,8 +27,8 @@ class BatchDescription:
     printed; not a str, so Snakemake leaves it out of the params it compares to decide a rerun: renaming a level
     changes the message, never the job."""
 
-    def __init__(self, expansion: Expansion, index: int, batch_size: int):
-        self.expansion, self.index, self.batch_size = expansion, index, batch_size
+    def __init__(self, expansion: Expansion, index: int, batch_size: int, seed_round: int = 0):
+        self.expansion, self.index, self.batch_size, self.seed_round = expansion, index, batch_size, seed_round
 
     def __format__(self, spec: str) -> str:
         return format(str(self), spec)
@@ -41,7 +43,8 @@ class BatchDescription:
             for c in contexts
         ]
         under = "" if exp.reading is None else f" under {exp.reading_label}"
-        head = f"batch {self.index} of {exp.doc['paper']}/{exp.experiment}{under}: {len(contexts)} runs"
+        seeds = f" (seeds {exp.first}-{exp.first + exp.seeds - 1} of a seeding round)" if self.seed_round else ""
+        head = f"batch {self.index} of {exp.doc['paper']}/{exp.experiment}{under}{seeds}: {len(contexts)} runs"
         return "\n".join([head, *(f"  {line}" for line in lines)])
 
 
@@ -55,6 +58,41 @@ class Plan:
     docs: dict[str, dict]  # paper -> loaded experiment file
     readings: dict[str, dict[str, Reading]]  # paper -> label -> run reading (baseline excluded)
     batch_size: int = 25
+    policy: SeedPolicy = SeedPolicy(1, 0)  # the seeding rounds' cap and budget
+    results: Path = Path("results")  # where the seeding rounds' schedules are read
+    # (paper, experiment, round) -> the runs a seeding round adds, from its schedule (load_round)
+    round_expansions: dict[tuple[str, str, int], Expansion] = field(default_factory=dict)
+    _schedules: dict[int, tuple] = field(default_factory=dict)  # round -> (the schedule's stat, its experiments)
+
+    @property
+    def seeding(self) -> bool:
+        """Whether seeding rounds may add runs under this profile (verdicts.seeding)."""
+        return self.policy.active(list(self.docs.values()))
+
+    def load_round(self, number: int) -> list[tuple[str, str]]:
+        """Seeding round `number`'s experiments (paper, experiment) with runs to add, from its schedule (which its
+        checkpoint wrote), their runs made ready for its batch jobs; read again when the file changed."""
+        path = layout.seed_schedule(self.results, number)
+        stat = path.stat()
+        seen = self._schedules.get(number)
+        if seen is not None and seen[0] == (stat.st_mtime_ns, stat.st_size):
+            return seen[1]
+        experiments = []
+        for runs in schedule_runs(path):
+            paper, experiment = runs["paper"], runs["experiment"]
+            first, stop = runs["seeds"]
+            base = self.expansions[(paper, experiment, BASELINE)]
+            self.round_expansions[(paper, experiment, number)] = base.added_seeds(runs["cells"], first, stop - first)
+            experiments.append((paper, experiment))
+        self._schedules[number] = ((stat.st_mtime_ns, stat.st_size), experiments)
+        return experiments
+
+    def runs_of(self, paper: str, experiment: str, reading: str = BASELINE, seed_round: int = 0) -> Expansion:
+        """The runs of an experiment under a reading, or those seeding round `seed_round` adds to its baseline."""
+        if seed_round:
+            self.load_round(seed_round)
+            return self.round_expansions[(paper, experiment, seed_round)]
+        return self.expansions[(paper, experiment, reading)]
 
     def total_runs(self, readings: bool = True) -> int:
         """Runs planned: every expansion's, or (readings False) the baselines' only."""
@@ -68,30 +106,44 @@ class Plan:
     def reading(self, paper: str, label: str) -> Reading | None:
         return None if label == BASELINE else self.readings[paper][label]
 
-    def records(self, results: str | Path, paper: str, experiment: str, reading: str = BASELINE) -> list[str]:
-        """The batch records of one experiment (under one reading)."""
-        count = -(-len(self.expansions[(paper, experiment, reading)]) // self.batch_size)
-        return [str(layout.batch_record(results, paper, experiment, i, reading)) for i in range(count)]
+    def records(
+        self, results: str | Path, paper: str, experiment: str, reading: str = BASELINE, seed_round: int = 0
+    ) -> list[str]:
+        """The batch records of one experiment (under one reading, or of one seeding round)."""
+        count = -(-len(self.runs_of(paper, experiment, reading, seed_round)) // self.batch_size)
+        return [str(layout.batch_record(results, paper, experiment, i, reading, seed_round)) for i in range(count)]
 
     def experiment_tables(
-        self, results: str | Path, paper: str, experiment: str, reading: str = BASELINE
+        self, results: str | Path, paper: str, experiment: str, reading: str = BASELINE, seed_round: int = 0
     ) -> dict[str, str]:
         return {
-            kind: str(layout.experiment_table(results, paper, experiment, kind, reading))
+            kind: str(layout.experiment_table(results, paper, experiment, kind, reading, seed_round))
             for kind in ("runs", "metrics", "series")
         }
 
-    def batch_runs(self, paper: str, experiment: str, index: int, reading: str = BASELINE) -> list[Run]:
-        runs = self.expansions[(paper, experiment, reading)]
+    def batch_runs(
+        self, paper: str, experiment: str, index: int, reading: str = BASELINE, seed_round: int = 0
+    ) -> list[Run]:
+        runs = self.runs_of(paper, experiment, reading, seed_round)
         return runs.runs(index * self.batch_size, (index + 1) * self.batch_size)
 
-    def batch_identity(self, paper: str, experiment: str, index: int, reading: str = BASELINE) -> str:
+    def batch_identity(
+        self, paper: str, experiment: str, index: int, reading: str = BASELINE, seed_round: int = 0
+    ) -> str:
         """What decides the batch's runs (planning.expansion.Expansion.identity): the simulate job's rerun trigger, in
         place of the whole experiment file."""
-        runs = self.expansions[(paper, experiment, reading)]
+        runs = self.runs_of(paper, experiment, reading, seed_round)
         return runs.identity(index * self.batch_size, (index + 1) * self.batch_size)
 
-    def batch_retry(self, results: str | Path, paper: str, experiment: str, index: int, reading: str = BASELINE) -> str:
+    def batch_retry(
+        self,
+        results: str | Path,
+        paper: str,
+        experiment: str,
+        index: int,
+        reading: str = BASELINE,
+        seed_round: int = 0,
+    ) -> str:
         """The simulate job's retry trigger (a param): a batch whose record lists a failed run is run again by the
         next invocation, which reruns those runs and reuses the others by key.
 
@@ -101,7 +153,7 @@ class Plan:
         record is), or, once a retry left a clean record, the digest that record keeps of the one it retried, which
         is the value stored when the retry ran. So a retry that succeeds is not retried again, and one that fails
         again is. Computed from the record alone, it is the same in a cluster job's process."""
-        record = Path(self.records(results, paper, experiment, reading)[index])
+        record = Path(self.records(results, paper, experiment, reading, seed_round)[index])
         if not record.is_file():
             return ""
         text = record.read_text()
@@ -110,13 +162,16 @@ class Plan:
             return f"retry:{hashlib.sha256(text.encode()).hexdigest()[:16]}"
         return entries.get("retry_of", "")
 
-    def describe_batch(self, paper: str, experiment: str, index: int, reading: str = BASELINE) -> BatchDescription:
-        return BatchDescription(self.expansions[(paper, experiment, reading)], index, self.batch_size)
+    def describe_batch(
+        self, paper: str, experiment: str, index: int, reading: str = BASELINE, seed_round: int = 0
+    ) -> BatchDescription:
+        runs = self.runs_of(paper, experiment, reading, seed_round)
+        return BatchDescription(runs, index, self.batch_size, seed_round)
 
-    def aggregate_identity(self, paper: str, experiment: str, reading: str = BASELINE) -> str:
+    def aggregate_identity(self, paper: str, experiment: str, reading: str = BASELINE, seed_round: int = 0) -> str:
         """What the aggregate stage reads besides the records: the names it joins to each run, the warm-up and
         the queue thresholds."""
-        runs = self.expansions[(paper, experiment, reading)]
+        runs = self.runs_of(paper, experiment, reading, seed_round)
         exp = self.docs[paper]["experiments"][experiment]
         # queue_thresholds always (as before); the other settings only when set, so that the identities of the
         # experiments without them stay as they were
@@ -207,4 +262,5 @@ def plan(settings: Settings, ns_binary: Path | None = None) -> Plan:
         for runs in expansions.values():
             if runs.doc is doc:
                 runs.check()
-    return Plan(files, expansions, docs, readings, settings.batch_size)
+    policy = SeedPolicy(settings.seed_cap, settings.seed_budget)
+    return Plan(files, expansions, docs, readings, settings.batch_size, policy, settings.results)

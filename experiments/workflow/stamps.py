@@ -31,13 +31,16 @@ def git_commit(root: str | Path) -> str:
 
 
 def failed_runs(plan: Plan, results: str | Path, readings: bool = True) -> list[dict]:
-    """Every failed run the batch records on disk list (the baselines', and with `readings` the readings'), each
-    once (a key may be in a reading's batch and the baseline's), with where it was planned."""
+    """Every failed run the batch records on disk list (the baselines' and the seeding rounds' the plan loaded, and
+    with `readings` the readings'), each once (a key may be in a reading's batch and the baseline's), with where it
+    was planned."""
     found: dict[str, dict] = {}
-    for paper, experiment, reading in plan.expansions:
+    parts = [(paper, experiment, reading, 0) for paper, experiment, reading in plan.expansions]
+    parts += [(paper, experiment, BASELINE, r) for paper, experiment, r in plan.round_expansions]
+    for paper, experiment, reading, seed_round in parts:
         if reading != BASELINE and not readings:
             continue
-        for record in map(Path, plan.records(results, paper, experiment, reading)):
+        for record in map(Path, plan.records(results, paper, experiment, reading, seed_round)):
             if record.is_file():
                 for entry in failed_entries(json.loads(record.read_text())):
                     found.setdefault(

@@ -107,3 +107,34 @@ def test_a_failing_run_through_slurm_is_reported_and_fails_the_command(slurm_up,
     assert slurm_logs, f"no Slurm log named:\n{output}"
     text = Path(slurm_logs[0]).read_text(errors="replace")
     assert "1 run(s) failed" in text and entry["rerun"] in text, text
+
+
+def test_seeding_rounds_through_slurm_schedule_and_run_as_on_the_host(slurm_up, tmp_path):
+    """The rounds' checkpoints run on the host, their batches as Slurm jobs: the same schedules, the same runs."""
+    from tests.sweeps import SEED_DEMO
+
+    sweep = tmp_path / "seed_demo.yaml"
+    sweep.write_text(SEED_DEMO)
+    config = ["--config", f"experiment_files={sweep}", "seed_cap=8"]
+    outs = {}
+    for where, profile in (("host", ["--cores", "2"]), ("slurm", ["--profile", "profiles/slurm"])):
+        results = tmp_path / where
+        done = subprocess.run(
+            [sys.executable, "-m", "snakemake", *profile, *config, f"results={results}", "--", "reproduce-all"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        outs[where] = results
+    schedules = {where: sorted((r / "seed-rounds").glob("round*.json")) for where, r in outs.items()}
+    assert [p.name for p in schedules["host"]] == [p.name for p in schedules["slurm"]] == ["round1.json", "round2.json"]
+    for host, slurm in zip(schedules["host"], schedules["slurm"], strict=True):
+        assert host.read_bytes() == slurm.read_bytes()
+
+    def keys(results: Path) -> list[str]:
+        records = (results / "seed_demo" / "fill" / "seeds" / "round1" / "batches").glob("*.json")
+        return sorted(run["key"] for record in records for run in json.loads(record.read_text())["runs"])
+
+    assert keys(outs["host"]) == keys(outs["slurm"]) and len(keys(outs["host"])) == 4

@@ -165,7 +165,7 @@ def test_batch_retry_changes_exactly_when_a_retry_is_due(tmp_path):
     record); once a retry leaves a clean record, the digest it retried, which is the value Snakemake stored."""
 
     class OnePlan:
-        def records(self, results, paper, experiment, reading):
+        def records(self, results, paper, experiment, reading, seed_round):
             return [str(tmp_path / "0.json")]
 
     retry = lambda: Plan.batch_retry(OnePlan(), tmp_path, "p", "e", 0)  # noqa: E731
