@@ -129,15 +129,16 @@ def claim_seeding(cv: ClaimVerdict, rounds: SeedRounds, paper: str) -> ClaimSeed
     if not open_cells:
         return ClaimSeeding(sent, added, "")
     statuses = {history[c.group][-1][1]["status"] for c in open_cells if history[c.group]}
-    seeds = max(c.seeds for c in open_cells)
+    n = max(c.seeds for c in open_cells)
+    seeds = f"{n} seed{'s' * (n != 1)}"
     if CAP in statuses:
-        why = f"at the cap of {seeds} seeds per cell"
+        why = f"at the cap of {seeds} per cell"
     elif BUDGET in statuses:
-        why = f"at {seeds} seeds, the seeding budget spent"
+        why = f"at {seeds}, the seeding budget spent"
     elif not rounds.schedules:
-        why = f"at {seeds} seeds: this profile adds none"
+        why = f"at {seeds}: this profile adds none"
     else:
-        why = f"at {seeds} seeds: rounds add seeds to reproduction claims only"
+        why = f"at {seeds}: rounds add seeds to reproduction claims only"
     return ClaimSeeding(sent, added, f"undecided {why} (an interval holds 0: more seeds could decide it)")
 
 

@@ -78,6 +78,8 @@ class Plan:
         if seen is not None and seen[0] == (stat.st_mtime_ns, stat.st_size):
             return seen[1]
         experiments = []
+        for stale in [key for key in self.round_expansions if key[2] == number]:  # a schedule written anew
+            del self.round_expansions[stale]
         for runs in schedule_runs(path):
             paper, experiment = runs["paper"], runs["experiment"]
             first, stop = runs["seeds"]

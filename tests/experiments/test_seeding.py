@@ -281,3 +281,33 @@ def test_a_schedule_is_written_whole_and_read_back_in_round_order(tmp_path):
     assert SeedRounds.load(policy, [out]).stops("seeded", "open") == {"all runs": 5}
     with pytest.raises(ValueError, match="not seeding round 2"):
         SeedRounds.load(policy, [out, out])
+
+
+def test_a_run_a_round_lost_makes_its_claim_incomplete_and_is_listed(tmp_path):
+    doc = load_doc(tmp_path, [compare("open", 2, [1])])
+    results = tmp_path / "results"
+    write_tables(results, [1, 2])
+    policy = SeedPolicy(cap=8, budget=100)
+    first = next_round([doc], results, 1, SeedRounds(policy))
+    write_parquet(
+        rows({1: BASE, 2: LEVELS[2]}, [3, 4]).query("not (flows_n == 2 and seed == 4)"),
+        layout.experiment_table(results, "seeded", "e", "metrics", seed_round=1),
+        "metrics",
+    )
+    lost = {
+        "paper": "seeded",
+        "experiment": "e",
+        "flows_n": 2,
+        "seed": 4,
+        "run_key": "lost",
+        "directory": "d",
+        "message": "ns failed: injected",
+        "rerun": "sh rerun.sh",
+    }
+    write_parquet(
+        pd.DataFrame([lost]), layout.experiment_table(results, "seeded", "e", "failed", seed_round=1), "failed"
+    )
+    data = paper_data(doc, results, rounds=SeedRounds(policy, (first,)))
+    (cv,) = data.verdicts
+    assert cv.verdict == "incomplete" and "lost" in cv.deciding.note
+    assert [(f.run_key, f.seed, f.claims) for f in data.failed] == [("lost", 4, ["open"])]
