@@ -39,6 +39,7 @@ class Settings:
     reading_cells: str = "all"
     seed_cap: int | str = 1  # a number, or "paper" (verdicts.seeding.experiment_seeds); 1 and 0: no seeding
     seed_budget: int = 0  # rounds (from_config takes the schema's default, the default profile's)
+    readings: str = "all"  # or "null": sensitivity-all runs and judges the null readings alone
 
     @classmethod
     def from_config(cls, cfg: dict) -> Settings:
@@ -64,6 +65,7 @@ class Settings:
             reading_cells=cfg["reading_cells"],
             seed_cap=cfg["seed_cap"],
             seed_budget=cfg["seed_budget"],
+            readings=cfg["readings"],
         )
 
 

@@ -187,16 +187,18 @@ def write(
     profile: str,
     run_readings: dict[str, dict[str, list[str]]],
     rounds: SeedRounds | None = None,
+    only_null: bool = False,
 ) -> None:
     """SENSITIVITY.md and sensitivity.parquet; `run_readings`: paper -> run reading label -> its experiments;
-    `rounds`: the seeding rounds run (the baseline's verdicts read the seeds they added, as REPORT.md's)."""
+    `rounds`: the seeding rounds run (the baseline's verdicts read the seeds they added, as REPORT.md's);
+    `only_null`: the null readings alone (the setting `readings: null`)."""
     results = Path(results)
     rounds = rounds or SeedRounds(SeedPolicy(1, 0))
     frames, body = [], []
     for doc in docs:
         by_reading = {label: load_measured(doc, results, label) for label in run_readings.get(doc["paper"], {})}
         baseline = load_measured(doc, results, seed_rounds=rounds.tables(doc["paper"]))
-        rows = table(doc, baseline, by_reading, rounds.judging(doc))
+        rows = table(doc, baseline, by_reading, rounds.judging(doc), only_null)
         frames.append(rows)
         body += paper_markdown(doc, rows)
     head = [
@@ -215,6 +217,13 @@ def write(
         "folder).",
         "",
     ]
+    if only_null:
+        head += [
+            "**Null readings alone** (the setting `readings: null`): the alternatives of the open choices were not "
+            "run, so the holds / depends / fails lists judge the baseline alone. What this table tells is which "
+            "reproduction claims discriminate: those that hold under a null reading too are listed apart.",
+            "",
+        ]
     write_atomic(out_md, "\n".join(head + body))
     table_all = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS)
     write_parquet(table_all, out_parquet, "sensitivity")

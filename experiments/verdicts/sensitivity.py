@@ -62,11 +62,14 @@ COLUMNS = [
 JUDGED_CLASSES = ("reproduction", "diagnostic")  # the classes the table judges under every reading
 
 
-def claim_readings(doc: dict, experiment: str) -> list[tuple[Reading, dict]]:
-    """(reading, the axis levels its claims are judged at) for every reading of an experiment, baseline first."""
+def claim_readings(doc: dict, experiment: str, only_null: bool = False) -> list[tuple[Reading, dict]]:
+    """(reading, the axis levels its claims are judged at) for every reading of an experiment, baseline first;
+    `only_null`: the baseline and the null readings alone (the setting `readings: null`)."""
     base_levels = reading_axes(doc, experiment)
     out = [(Reading(BASELINE), base_levels)]
     runs = [r for r in run_readings(doc) if experiment in experiments_of(doc, r)]
+    if only_null:
+        return out + [(r, base_levels) for r in runs if r.null]
     out += [(r, base_levels) for r in runs]
     out += [(r, {**base_levels, **r.axis_levels}) for r in axis_readings(doc, experiment)]
     measures = measure_readings(doc)
@@ -99,11 +102,13 @@ def table(
     baseline: dict[str, Measured],
     by_reading: dict[str, dict[str, Measured]],
     judging: Callable[[dict], Judging] | None = None,
+    only_null: bool = False,
 ) -> pd.DataFrame:
     """One row per reproduction or diagnostic claim (per cell for combine: each) x reading; `baseline`: experiment
     -> its metrics and failed runs (store.tables.load_measured); `by_reading`: run reading label -> the same;
     `judging`: claim -> how the baseline judges its cells (verdicts.seeding: the seeds its rounds added, as in
-    REPORT.md); the readings judge the starting seeds at the same confidence."""
+    REPORT.md); the readings judge the starting seeds at the same confidence; `only_null`: the baseline and the
+    null readings alone."""
     rows = []
     for claim in doc["claims"]:
         if claim.get("class", "reproduction") not in JUDGED_CLASSES:
@@ -111,7 +116,7 @@ def table(
         exp = claim["experiment"]
         axes = list(axes_of(doc["experiments"][exp]))
         how = judging(claim) if judging else Judging()
-        for reading, fixed in claim_readings(doc, exp):
+        for reading, fixed in claim_readings(doc, exp, only_null):
             judged_claim = reading_claim(claim, reading)
             measured = reading_metrics(reading, baseline, by_reading).get(exp)
             if measured is None:

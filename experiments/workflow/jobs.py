@@ -232,4 +232,5 @@ def sensitivity_report(
         settings.profile_name,
         plan.reading_experiments(),
         seed_rounds(plan, seeding),
+        settings.readings == "null",
     )

@@ -254,7 +254,7 @@ def plan(settings: Settings, ns_binary: Path | None = None) -> Plan:
         if paper in files:
             raise ConfigError(f"{path}: paper '{paper}' is also defined by {files[paper]}")
         files[paper], docs[paper] = path, doc
-        readings[paper] = {r.label: r for r in run_readings(doc)}
+        readings[paper] = {r.label: r for r in run_readings(doc) if settings.readings == "all" or r.null}
         for exp in doc["experiments"]:
             expansions[(paper, exp, BASELINE)] = Expansion(doc, path, exp)
         for reading in readings[paper].values():

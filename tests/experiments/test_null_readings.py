@@ -138,3 +138,28 @@ def test_the_table_and_the_reports_set_a_non_discriminating_claim_apart(tmp_path
     assert "Reproduction claims, all papers: 1 pass." in with_table, "the claim the null reading holds: not agreement"
     assert "Reproduction claims, all papers: 2 pass." in without
     assert "null readings (`mechanism`: the mechanism switched off) run with `snakemake sensitivity-all`" in without
+
+
+def test_the_null_readings_can_run_alone(tmp_path):
+    """`readings: null`: sensitivity-all plans and judges the null readings and nothing else of the choices."""
+    from experiments.planning.profiles import Settings
+    from experiments.workflow.plan import plan
+
+    buffer = {
+        "id": "buffer",
+        "what": "w",
+        "choice": "c",
+        "why": "y",
+        "path": "queues.RED.knobs.limit_",
+        "alternatives": [{"label": "5", "value": 5, "why": "small"}],
+    }
+    doc = load(tmp_path, [RED_OFF, buffer], claims=[claim("c", "bottleneck_drop_pct", 5)])
+    path = tmp_path / "exp.yaml"
+    every = plan(Settings.from_config({"experiment_files": [str(path)]}))
+    alone = plan(Settings.from_config({"experiment_files": [str(path)], "readings": "null"}))
+    assert sorted(every.readings["minimal"]) == ["buffer=5", "mechanism=off"]
+    assert sorted(alone.readings["minimal"]) == ["mechanism=off"]
+    base = metrics(bottleneck_drop_pct=5.0)
+    rows = table(doc, {"tiny": base}, {"mechanism=off": {"tiny": metrics(bottleneck_drop_pct=10.0)}}, only_null=True)
+    assert sorted(set(rows["reading"])) == ["baseline", "mechanism=off"], "no `not run` column for buffer=5"
+    assert sorted(set(table(doc, {"tiny": base}, {})["reading"])) == ["baseline", "buffer=5", "mechanism=off"]
