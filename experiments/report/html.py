@@ -185,9 +185,13 @@ def run_file(page: str, folder: str, name: str) -> str:
     return link(page, (layout.runs_dir("") / folder / name).as_posix())
 
 
-def run_rows(results: Path, paper: str, experiment: str, axes: list[str], page: str) -> list[dict]:
-    """An experiment's runs (runs.parquet), each with its labels and links to its run directory's files."""
-    table = pd.read_parquet(layout.experiment_table(results, paper, experiment, "runs"))
+def run_rows(
+    results: Path, paper: str, experiment: str, axes: list[str], page: str, seed_rounds: list[int] = ()
+) -> list[dict]:
+    """An experiment's runs (runs.parquet, then those of the seeding rounds that added some), each with its labels
+    and links to its run directory's files."""
+    tables = [layout.experiment_table(results, paper, experiment, "runs", seed_round=r) for r in [0, *seed_rounds]]
+    table = pd.concat([pd.read_parquet(t) for t in tables], ignore_index=True)
     return [
         {
             "labels": [label_text(run[a]) for a in axes],
@@ -291,6 +295,7 @@ def write(
     for data in papers:
         paper = data.doc["paper"]
         page = paper_page(paper)
+        added = rounds.tables(paper) if rounds else {}  # experiment -> the seeding rounds that added runs of it
         readings = None
         if table is not None:
             readings = by_experiment(table[table["paper"] == paper])
@@ -320,7 +325,7 @@ def write(
                 paper=paper,
                 experiment=e,
                 axes=axes,
-                runs=run_rows(results, paper, e.name, axes, page),
+                runs=run_rows(results, paper, e.name, axes, page, added.get(e.name, [])),
                 failed=[(f, failed_links(f, page)) for f in data.failed if f.experiment == e.name],
                 drawn=[
                     a["id"]

@@ -73,6 +73,11 @@ def test_the_report_shows_each_claims_rounds_and_what_they_decided(seeded):
     assert dict(zip(header, claim_row(report, "queue_below_100"), strict=True))["seeds"] == "2"
     assert "Seeding rounds: 1 reproduction claim(s) undecided after the starting seeds" in report
     assert "4 runs added" in report
+    # the HTML run list links the added runs beside the starting ones
+    records = (results / "seed_demo" / "fill" / "seeds" / "round1" / "batches").glob("*.json")
+    added = [run["key"] for record in records for run in json.loads(record.read_text())["runs"]]
+    page = (results / "report" / "runs" / "seed_demo" / "fill.html").read_text()
+    assert len(added) == 4 and all(f"../../../runs/{key}/params.json" in page for key in added)
 
 
 def test_a_second_invocation_adds_nothing(seeded):
