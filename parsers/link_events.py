@@ -17,7 +17,7 @@ from parsers.ns2_trace import TRACE_SCHEMA
 from parsers.run_meta import LinkTable
 
 _LINK = pa.field("link", pa.int32())  # index into LinkTable, null for a link meta.json does not name
-_PARTS = {
+PARTS = {
     "enters": ["uid", "fid", "seq", "ptype", "size", "time", "link"],  # `+` on an entry link
     "exits": ["uid", "time", "flags", "link"],  # `r` on an exit link (flags: the CE mark)
     "drops": ["uid", "time", "from", "to", "link"],  # `d` on any link
@@ -26,7 +26,7 @@ _PARTS = {
 }
 
 
-def _schema(names: list[str]) -> pa.Schema:
+def part_schema(names: list[str]) -> pa.Schema:
     return pa.schema([_LINK if n == "link" else TRACE_SCHEMA.field(n) for n in names])
 
 
@@ -43,8 +43,8 @@ class LinkEvents:
         collectors = list(collectors)
         return cls(
             **{
-                part: pa.Table.from_batches([b for c in collectors for b in c.parts[part]], schema=_schema(names))
-                for part, names in _PARTS.items()
+                part: pa.Table.from_batches([b for c in collectors for b in c.parts[part]], schema=part_schema(names))
+                for part, names in PARTS.items()
             }
         )
 
@@ -54,7 +54,7 @@ class LinkEventCollector:
 
     def __init__(self, links: LinkTable):
         self.links = links
-        self.parts: dict[str, list[pa.RecordBatch]] = {part: [] for part in _PARTS}
+        self.parts: dict[str, list[pa.RecordBatch]] = {part: [] for part in PARTS}
 
     def add(self, batch: pa.RecordBatch) -> None:
         link = self.links.index(batch["from"], batch["to"])
@@ -70,6 +70,6 @@ class LinkEventCollector:
             "core_dequeues": pc.and_(dequeue, core),
         }
         for part, mask in masks.items():
-            rows = batch.filter(mask).select(_PARTS[part])  # null mask entries (unnamed links) drop the row
+            rows = batch.filter(mask).select(PARTS[part])  # null mask entries (unnamed links) drop the row
             if rows.num_rows:
                 self.parts[part].append(rows)

@@ -14,9 +14,10 @@ from parsers.hops import build_hops
 from parsers.journeys import build_journeys
 from parsers.link_events import LinkEventCollector, LinkEvents
 from parsers.ns2_trace import DEFAULT_BLOCK_SIZE, scan_trace
+from parsers.packet_log import packet_log_events
 from parsers.queue_monitor import read_queue_monitor
 from parsers.run_meta import LinkTable
-from parsers.tables import TSV_KINDS, write_table
+from parsers.tables import PACKET_LOG, PACKET_TRACE, TSV_KINDS, write_table
 from parsers.tsv import read_tsv
 from parsers.wireless_drops import read_wireless_drops
 
@@ -35,9 +36,11 @@ def context_from_params(run_dir: Path) -> dict[str, Any]:
     return {**context, "run_key": run_dir.name}
 
 
-def trace_expected(run_dir: Path) -> bool:
-    """Whether the run should have a packets.tr: unless params.json says `monitors.packet_trace: false`."""
-    return (read_params(run_dir).get("monitors") or {}).get("packet_trace", True) is not False
+def packet_events_expected(run_dir: Path) -> str | None:
+    """The file of packet events the run should have: packets.log (`monitors.packet_trace` true, the default),
+    packets.tr (`text`) or none (false)."""
+    packet_trace = (read_params(run_dir).get("monitors") or {}).get("packet_trace", True)
+    return {True: PACKET_LOG, "text": PACKET_TRACE}.get(packet_trace)
 
 
 def _require(run_dir: Path, names: list[str]) -> None:
@@ -50,7 +53,7 @@ def trace_tables(run_dir: Path, workers: int | None, block_size: int) -> dict[st
     """journeys, hops and flow_sums of the run's packets.tr, in one pass over the trace."""
     links = LinkTable.from_meta(run_dir / "meta.json")
     ranges = scan_trace(
-        run_dir / "packets.tr", lambda: [FlowSumCollector(), LinkEventCollector(links)], workers, block_size
+        run_dir / PACKET_TRACE, lambda: [FlowSumCollector(), LinkEventCollector(links)], workers, block_size
     )
     events = LinkEvents.combine(collector for _, collector in ranges)
     return {
@@ -58,6 +61,13 @@ def trace_tables(run_dir: Path, workers: int | None, block_size: int) -> dict[st
         "hops": build_hops(events, links),
         "flow_sums": combine_flow_sums(sums for sums, _ in ranges),
     }
+
+
+def packet_log_tables(run_dir: Path) -> dict[str, pa.Table]:
+    """journeys and hops of the run's packets.log (it holds only their events: no flow_sums)."""
+    links = LinkTable.from_meta(run_dir / "meta.json")
+    events = packet_log_events(run_dir / PACKET_LOG, links)
+    return {"journeys": build_journeys(events, links), "hops": build_hops(events, links)}
 
 
 def parse_run(
@@ -69,17 +79,23 @@ def parse_run(
 ) -> dict[str, Path]:
     """Write the run's parquet tables into `out_dir`; returns {kind: path} of those written.
 
-    Always `queue`; `journeys`, `hops` and `flow_sums` from packets.tr (one pass), which may be absent only when
-    params.json says `monitors.packet_trace: false`; `flows` when the run has a flows.tsv; `objects` when it has an
-    objects.tsv (http flows); `core_bins`, `core_drops` and `core_delays` when it has those files (monitors.core_log,
-    DESIGN.md section 5.4); `wireless_drops` when it has a drops.tr (a wireless run). The context defaults
-    to `context_from_params(run_dir)`; keys of `context` override it.
+    Always `queue`; `journeys` and `hops` from packets.log (`monitors.packet_trace` true, the default), or those and
+    `flow_sums` from packets.tr (one pass; `packet_trace: text`), neither when params.json says false; `flows` when
+    the run has a flows.tsv; `objects` when it has an objects.tsv (http flows); `core_bins`, `core_drops` and
+    `core_delays` when it has those files (monitors.core_log, DESIGN.md section 5.4); `wireless_drops` when it has a
+    drops.tr (a wireless run). The context defaults to `context_from_params(run_dir)`; keys of `context` override it.
     """
     run_dir, out_dir = Path(run_dir), Path(out_dir)
     context = {**context_from_params(run_dir), **(context or {})}
-    with_trace = (run_dir / "packets.tr").is_file() or trace_expected(run_dir)
-    _require(run_dir, ["meta.json", *(["packets.tr"] if with_trace else []), "queue_monitor.tsv"])
-    tables = trace_tables(run_dir, workers, block_size) if with_trace else {}
+    events = next((name for name in (PACKET_LOG, PACKET_TRACE) if (run_dir / name).is_file()), None)
+    events = events or packet_events_expected(run_dir)
+    _require(run_dir, ["meta.json", *([events] if events else []), "queue_monitor.tsv"])
+    if events == PACKET_LOG:
+        tables = packet_log_tables(run_dir)
+    elif events == PACKET_TRACE:
+        tables = trace_tables(run_dir, workers, block_size)
+    else:
+        tables = {}
     tables["queue"] = read_queue_monitor(run_dir / "queue_monitor.tsv")
     if (run_dir / "flows.tsv").is_file():
         tables["flows"] = read_flows(run_dir / "flows.tsv")

@@ -140,11 +140,20 @@ SCHEMAS: dict[str, pa.Schema] = {
 }
 # Columns of the TSV files that may be missing: `nan` there is read as null (DESIGN.md section 6).
 NULLABLE: dict[str, tuple[str, ...]] = {"objects": ("end", "delivered")}
-TRACE_KINDS = ("journeys", "hops", "flow_sums")  # the tables read from packets.tr
+TRACE_KINDS = ("journeys", "hops", "flow_sums")  # the tables read from packets.tr (packets.log: all but flow_sums)
+PACKET_LOG = "packets.log"  # monitors.packet_trace true: the events the metrics read, binary (parsers/packet_log.py)
+PACKET_TRACE = "packets.tr"  # monitors.packet_trace text: ns-2's text trace of every event
 # read from <kind>.tsv when the run has one
 TSV_KINDS = ("objects", "core_bins", "core_drops", "core_delays", "queue_vars", "sinks", "sink_gaps")
 # The raw outputs a run's tables hold all of: deleted once parsed unless the workflow keeps them (DESIGN.md §1).
-RAW_OUTPUTS = ("packets.tr", "queue_monitor.tsv", "flows.tsv", "drops.tr", *(f"{kind}.tsv" for kind in TSV_KINDS))
+RAW_OUTPUTS = (
+    PACKET_LOG,
+    PACKET_TRACE,
+    "queue_monitor.tsv",
+    "flows.tsv",
+    "drops.tr",
+    *(f"{kind}.tsv" for kind in TSV_KINDS),
+)
 # zstd with the float columns byte-stream-split: a third smaller than snappy on the per-packet tables
 # (bench/run_disk.py), read back identically.
 COMPRESSION = "zstd"

@@ -2,8 +2,8 @@
 #
 #     build/ns2/ns tcl/driver.tcl <run dir>
 #
-# reads <run dir>/params.json and writes meta.json, packets.tr (unless
-# monitors.packet_trace is false), queue_monitor.tsv and, when the run has TCP
+# reads <run dir>/params.json and writes meta.json, packets.log (monitors.packet_trace
+# true, the default; packets.tr when it is text), queue_monitor.tsv and, when the run has TCP
 # flows, flows.tsv, with http flows objects.tsv, and with monitors.core_log
 # core_bins.tsv, core_drops.tsv and core_delays.tsv, and when a flow's sink is an
 # Agent/LossMonitor sinks.tsv and sink_gaps.tsv into <run dir>. A bad parameter gives one line on stderr
@@ -16,7 +16,7 @@ foreach part {params queues topology wireless traffic http monitors meta} {
 }
 
 namespace eval repro {
-    variable OUTPUTS {meta.json packets.tr queue_monitor.tsv flows.tsv objects.tsv
+    variable OUTPUTS {meta.json packets.log packets.tr queue_monitor.tsv flows.tsv objects.tsv
                       core_bins.tsv core_drops.tsv core_delays.tsv drops.tr queue_vars.tsv
                       sinks.tsv sink_gaps.tsv}
 }
@@ -40,13 +40,14 @@ proc repro::main {run_dir} {
         set core_log [need_object $monitors monitors core_log interval]
         need_number $core_log monitors.core_log interval "> 0"
     }
-    set packet_trace 1
+    # true: packets.log, the packet events the metrics read (PacketLog, patch 0019);
+    # text: ns-2's own text trace of every event, packets.tr, to read by eye; false: neither.
+    set packet_trace true
     if {[dict exists $monitors packet_trace]} {
         set packet_trace [dict get $monitors packet_trace]
-        if {$packet_trace ni {true false}} {
-            fail monitors.packet_trace "bad value \"$packet_trace\"" "true, false"
+        if {$packet_trace ni {true false text}} {
+            fail monitors.packet_trace "bad value \"$packet_trace\"" "true, false, text"
         }
-        set packet_trace [expr {$packet_trace eq "true"}]
     }
 
     set wireless [is_wireless $params]
@@ -57,7 +58,7 @@ proc repro::main {run_dir} {
             fail monitors.queue_vars "a wireless run has no core link queue" "queue_vars on wired topologies only"
         }
     }
-    if {$wireless && $packet_trace} {
+    if {$wireless && $packet_trace ne "false"} {
         fail monitors.packet_trace "a wireless run has no wired packet trace" \
             "false (its drops go to drops.tr, its flows to flows.tsv)"
     }
@@ -82,8 +83,11 @@ proc repro::main {run_dir} {
 
     # Every parameter has been applied: only now do output files appear.
     set trace ""
-    if {$packet_trace} {
+    set packet_log ""
+    if {$packet_trace eq "text"} {
         set trace [open [file join $run_dir packets.tr] w]
+    } elseif {$packet_trace} {
+        set packet_log [file join $run_dir packets.log]
     }
     set tsv [open [file join $run_dir queue_monitor.tsv] w]
     set flows_tsv ""
@@ -105,7 +109,7 @@ proc repro::main {run_dir} {
         set loss_monitors [list [open [file join $run_dir sinks.tsv] w] [open [file join $run_dir sink_gaps.tsv] w]]
         start_loss_monitors {*}$loss_monitors
     }
-    install_monitors $ns $trace
+    install_monitors $ns $trace $packet_log
     if {$core_log ne ""} {
         install_core_log $ns $run_dir [dict get $core_log interval]
     }
@@ -116,6 +120,7 @@ proc repro::main {run_dir} {
     # The last sample halts the run at duration.
     start_samples $ns $tsv $flows_tsv $interval $duration
     $ns run
+    close_packet_log
     foreach channel [list $trace $tsv $flows_tsv $objects $drops $vars_tsv {*}$loss_monitors {*}[core_log_channels]] {
         if {$channel ne ""} {
             close $channel

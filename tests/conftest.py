@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -100,3 +101,23 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     for suite, ours_passed, ours_total, ref_passed, ref_total in _suite_rows:
         ours_count = f"{ours_passed:3d}/{ours_total:<3d}"
         terminalreporter.write_line(f"{suite:30s} ours {ours_count}  Debian's ns {ref_passed:3d}/{ref_total}")
+
+
+@pytest.fixture
+def tmpfs(tmp_path):
+    """`tmpfs("4m")`: a tmpfs of that size mounted under tmp_path, unmounted after the test (a full disk made on
+    purpose). Mounting needs root, which CI has: skipped otherwise."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root (CI runs as root)")
+    mounts: list[Path] = []
+
+    def mount(size: str) -> Path:
+        path = tmp_path / f"tmpfs{len(mounts)}"
+        path.mkdir()
+        subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], check=True)
+        mounts.append(path)
+        return path
+
+    yield mount
+    for path in mounts:
+        subprocess.run(["umount", "--lazy", str(path)], check=True)

@@ -11,13 +11,13 @@ from experiments.simulate.toolchain import Toolchain
 from experiments.store import layout
 from experiments.store import lock as results_lock
 from experiments.workflow import digests, jobs, stamps, targets
-from experiments.workflow.plan import plan
+from experiments.workflow.plan_cache import cached_plan
 
 # A bad experiment file: one line naming the file and key, as `validate` gives, not the
 # stack Snakemake prints for an exception in a Snakefile.
 try:
     SETTINGS = Settings.from_config(config)
-    PLAN = plan(SETTINGS, Path("build/ns2/ns"))
+    PLAN = cached_plan(SETTINGS, Path("build/ns2/ns"))
 except ConfigError as err:
     print(f"error: {err}", file=sys.stderr)
     sys.exit(2)

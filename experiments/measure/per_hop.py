@@ -84,11 +84,14 @@ def bound_metrics(
     judged, series, bin_ds = [], [], {}
     judgeable = {fid: p for fid, p in paths.items() if p.links and all(i in link_curves for i in p.links)}
     delivered = delivered[delivered["fid"].isin(list(judgeable))]
+    # per-flow values looked up by dict (vectorised), not by a Python call per packet
+    links_of, nodes_of, propagation_of = (
+        {fid: getattr(p, field) for fid, p in judgeable.items()} for field in ("links", "nodes", "propagation_s")
+    )
     # Flows over the same core links share D_avg: one curve evaluation per set of links, for all their packets.
-    for links, packets in delivered.groupby(delivered["fid"].map(lambda f: judgeable[int(f)].links), sort=False):
-        fids = packets["fid"].map(lambda f: judgeable[int(f)])
-        nodes = fids.map(lambda p: p.nodes).to_numpy(dtype=float)
-        propagation = fids.map(lambda p: p.propagation_s).to_numpy(dtype=float)
+    for links, packets in delivered.groupby(delivered["fid"].map(links_of), sort=False):
+        nodes = packets["fid"].map(nodes_of).to_numpy(dtype=float)
+        propagation = packets["fid"].map(propagation_of).to_numpy(dtype=float)
         exits = packets["t_exit"].to_numpy()
         # per packet: D_avg over the interval before its exit, the largest over the flow's core links
         d_avg = np.max([link_curves[i].delay.mean(exits - interval, exits) for i in links], axis=0)

@@ -24,7 +24,8 @@ THROUGH = "through"  # the flows that enter at the first core router and leave a
 
 
 # What a run must have for a metric to exist, as the experiment file says it.
-PACKET_TRACE = "packet_trace"  # monitors.packet_trace true (the default): tables hops and journeys
+PACKET_TRACE = "packet_trace"  # monitors.packet_trace true (the default) or text: tables hops and journeys
+TEXT_TRACE = "text_trace"  # monitors.packet_trace text: ns-2's text trace, the only source of table flow_sums
 
 
 TCP_FLOWS = "tcp_flows"  # a flow group of kind ftp: flows.tsv
@@ -46,7 +47,8 @@ LOSS_MONITOR = "loss_monitor"  # a flow group whose sink is an Agent/LossMonitor
 
 
 NEEDS = {
-    PACKET_TRACE: "the packet trace (`monitors.packet_trace` true, the default)",
+    PACKET_TRACE: "the packet trace (`monitors.packet_trace` true, the default, or text)",
+    TEXT_TRACE: "ns-2's text trace (`monitors.packet_trace: text`)",
     TCP_FLOWS: "TCP flows (a flow group of kind ftp: flows.tsv)",
     HTTP_FLOWS: "http flows (a flow group of kind http: objects.tsv)",
     CORE_LOG: "`monitors.core_log`",

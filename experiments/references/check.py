@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import json
 import re
 import sys
 from functools import cache
@@ -33,6 +34,7 @@ from experiments.measure.registry import (
     PACKET_TRACE,
     QUEUE_VARS,
     TCP_FLOWS,
+    TEXT_TRACE,
     WIRELESS,
     can_be_zero,
     lookup,
@@ -53,7 +55,7 @@ RUN_TABLES = {
     "queue": (),
     "hops": (PACKET_TRACE,),
     "journeys": (PACKET_TRACE,),
-    "flow_sums": (PACKET_TRACE,),
+    "flow_sums": (TEXT_TRACE,),
     "flows": (TCP_FLOWS,),
     "objects": (HTTP_FLOWS,),
     "core_bins": (CORE_LOG,),
@@ -288,6 +290,9 @@ def _check_need(need: str, scope: str, scenario: dict, what: str, path: Path) ->
     monitors = scenario.get("monitors", {})
     if need == PACKET_TRACE and not monitors.get("packet_trace", True):
         raise ConfigError(f"{path}: {what} needs {NEEDS[need]}; the scenario has monitors.packet_trace false")
+    if need == TEXT_TRACE and monitors.get("packet_trace", True) != "text":
+        packet_trace = json.dumps(monitors.get("packet_trace", True))
+        raise ConfigError(f"{path}: {what} needs {NEEDS[need]}; the scenario has monitors.packet_trace {packet_trace}")
     if need == WIRELESS and scenario["topology"]["kind"] != "wireless":
         kind = scenario["topology"]["kind"]
         raise ConfigError(f"{path}: {what} needs {NEEDS[need]}; the topology is {kind}")

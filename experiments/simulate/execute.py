@@ -124,7 +124,7 @@ def _fail(run: Run, key: str, work: Path, final: Path, tools: Toolchain, problem
     failed = layout.failed_dir(final)
     shutil.rmtree(failed, ignore_errors=True)
     work.rename(failed)
-    for name in ("packets.tr", "queue_monitor.tsv"):  # big, and not what a diagnosis needs
+    for name in ("packets.log", "packets.tr", "queue_monitor.tsv"):  # big, and not what a diagnosis needs
         (failed / name).unlink(missing_ok=True)
     problem = problem.replace(str(work), str(failed))  # a parser's error names the temporary directory
     rerun = shlex.join(ns_command(tools, failed))

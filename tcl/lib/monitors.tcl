@@ -1,5 +1,6 @@
-# Outputs of the simulation: packets.tr (DESIGN.md §4) through trace-queue on
-# every recorded link (unless monitors.packet_trace is false), queue_monitor.tsv
+# Outputs of the simulation: packets.log (DESIGN.md §4), the packet events the
+# metrics read, from PacketLogs on every recorded link (monitors.packet_trace true,
+# the default), or packets.tr through trace-queue (packet_trace text), queue_monitor.tsv
 # (§5) sampled from a QueueMonitor on every core link, flows.tsv: each TCP
 # flow's sender state at the same ticks, and with monitors.core_log the files
 # of §5.4 from three HintMonitors (ns2-patches/0007) on the first core link;
@@ -10,6 +11,7 @@
 
 namespace eval repro {
     variable monitors {}   ;# {link name, QueueMonitor} pairs, core0 first
+    variable packet_logs {}  ;# the PacketLogs writing packets.log, if any
     variable FLOW_COLUMNS {time fid delivered_bytes cwnd ssthresh retransmits}
     variable core_log {}   ;# event -> HintMonitor on core0 (arrival, departure, drop)
     variable core_log_files {}   ;# name -> channel of the core_log files
@@ -47,19 +49,65 @@ proc repro::start_queue_vars {channel names} {
     set queue_vars [list $channel $names]
 }
 
-# trace: the channel of packets.tr, or "" for no packet trace.
-proc repro::install_monitors {ns trace} {
+# trace: the channel of packets.tr, or ""; packet_log: the path of packets.log, or "".
+proc repro::install_monitors {ns trace packet_log} {
     variable links
     variable monitors
+    set index 0
     foreach link $links {
         set from [dict get $link from]
         set to [dict get $link to]
         if {$trace ne ""} {
             $ns trace-queue $from $to $trace
         }
+        if {$packet_log ne ""} {
+            install_packet_log [$ns link $from $to] $index [dict get $link role] $packet_log
+        }
+        incr index
         if {[dict get $link monitored]} {
             lappend monitors [list [dict get $link name] [$ns monitor-queue $from $to ""]]
         }
+    }
+}
+
+# packets.log (ns2-patches/0019): PacketLogs where SimpleLink::trace puts its
+# Trace objects, only for the events the parsers read (parsers/packet_log.py):
+# enqueues on entry and core links, dequeues on core links, receives on exit
+# links, drops on every link. `index`: the link's place in meta.json's links.
+proc repro::install_packet_log {link index role path} {
+    variable packet_logs
+    set events [dict get {entry {+ d} core {+ - d} exit {r d}} $role]
+    foreach event $events {
+        set log [new PacketLog]
+        $log file $path
+        $log event $event
+        $log link $index
+        lappend packet_logs $log
+        switch -- $event {
+            + { $link add-to-head $log }
+            - {
+                set queue [$link queue]
+                $log target [$queue target]
+                $queue target $log
+            }
+            r {
+                set ttl [$link set ttl_]
+                $log target [$ttl target]
+                $ttl target $log
+            }
+            d {
+                set drophead [$link set drophead_]
+                $log target [$drophead target]
+                $drophead target $log
+            }
+        }
+    }
+}
+
+proc repro::close_packet_log {} {
+    variable packet_logs
+    if {[llength $packet_logs]} {
+        [lindex $packet_logs 0] close
     }
 }
 

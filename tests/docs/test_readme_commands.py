@@ -194,6 +194,9 @@ WAYS: dict[str, Substituted | InCi | Unavailable] = {
 
 
 BENCH = "its smallest options"
+RUN_COST_SMALL = (
+    ".venv/bin/python bench/run_cost.py --max-duration 2 --repeats 1 --papers koo_aqm --markdown docs/PERFORMANCE.md"
+)
 DOC_WAYS: dict[str, Substituted | Fragment] = {
     # docs/PERFORMANCE.md: the benchmarks' list at its head (moved from the README)
     ".venv/bin/python bench/ns2_speed.py --markdown docs/PERFORMANCE.md": Substituted(
@@ -236,6 +239,12 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
     ),
     ".venv/bin/python bench/run_disk.py --max-duration 40 --markdown docs/PERFORMANCE.md": Substituted(
         ".venv/bin/python bench/run_disk.py --max-duration 5 --markdown docs/PERFORMANCE.md", BENCH
+    ),
+    ".venv/bin/python bench/run_cost.py --markdown docs/PERFORMANCE.md": Substituted(
+        RUN_COST_SMALL, "one paper's two experiments, 2 simulated s, one round"
+    ),
+    ".venv/bin/python bench/run_cost.py --max-duration 20 --repeats 3 --markdown docs/PERFORMANCE.md": Substituted(
+        RUN_COST_SMALL, BENCH
     ),
     ".venv/bin/python bench/plan_scale.py --sizes 33,100,333 --seeds 100 --markdown docs/PERFORMANCE.md": Substituted(
         ".venv/bin/python bench/plan_scale.py --sizes 10 --seeds 3 --markdown docs/PERFORMANCE.md", BENCH

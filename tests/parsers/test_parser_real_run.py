@@ -52,7 +52,8 @@ DRIVER_PARAMS = {
             "app": {"class": "Application/Traffic/CBR", "knobs": {"packetSize_": 500, "rate_": "1Mb"}},
         }
     ],
-    "monitors": {"queue_sample_interval": 0.1},
+    # text: this file checks the parsers of ns-2's text trace (test_packet_log.py: packets.log against it)
+    "monitors": {"queue_sample_interval": 0.1, "packet_trace": "text"},
 }
 CONTEXT = {"paper": "test", "experiment": "dumbbell", "labels": {"queue": "RED"}, "seed": 7, "run_key": "real"}
 

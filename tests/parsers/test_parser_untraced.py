@@ -52,17 +52,25 @@ def test_untraced_run_without_tcp_flows_writes_queue_only(tmp_path):
     assert sorted(parse_run(run, tmp_path / "out")) == ["queue"]
 
 
-@pytest.mark.parametrize("monitors", [{"queue_sample_interval": 0.1}, {"packet_trace": True}], ids=["default", "on"])
-def test_missing_trace_is_an_error_unless_turned_off(tmp_path, monitors):
+@pytest.mark.parametrize(
+    ("monitors", "missing"),
+    [
+        ({"queue_sample_interval": 0.1}, "packets.log"),
+        ({"packet_trace": True}, "packets.log"),
+        ({"packet_trace": "text"}, "packets.tr"),
+    ],
+    ids=["default", "on", "text"],
+)
+def test_missing_trace_is_an_error_unless_turned_off(tmp_path, monitors, missing):
     run = make_run(tmp_path, monitors)
-    with pytest.raises(FileNotFoundError, match="packets.tr: missing"):
+    with pytest.raises(FileNotFoundError, match=f"{missing}: missing"):
         parse_run(run, tmp_path / "out")
 
 
 def test_missing_trace_without_params_is_an_error(tmp_path):
     run = make_run(tmp_path, PARAMS["monitors"])
     (run / "params.json").unlink()
-    with pytest.raises(FileNotFoundError, match="packets.tr: missing"):
+    with pytest.raises(FileNotFoundError, match="packets.log: missing"):
         parse_run(run, tmp_path / "out", {k: PARAMS[k] for k in ("paper", "experiment", "seed")} | {"run_key": "k"})
 
 

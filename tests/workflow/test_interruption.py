@@ -192,17 +192,9 @@ def test_a_stamp_left_from_before_does_not_hide_a_missing_results_folder(sweep, 
 
 
 @pytest.fixture
-def small_disk(tmp_path):
-    """A 4 MiB tmpfs: a run's packet trace fills it (mounting needs root, which CI has)."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root (CI runs as root)")
-    mount = tmp_path / "small"
-    mount.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)], check=True)
-    try:
-        yield mount
-    finally:
-        subprocess.run(["umount", "--lazy", str(mount)], check=True)
+def small_disk(tmpfs):
+    """A 4 MiB tmpfs: a run's packet log fills it."""
+    return tmpfs("4m")
 
 
 def test_a_full_disk_fails_each_run_cleanly_and_nothing_corrupt_is_kept(sweep, uninterrupted, small_disk):
