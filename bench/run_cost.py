@@ -8,7 +8,7 @@ reading), cut to `--max-duration` simulated seconds when longer (but past its la
 times, on fresh directories:
 
 - *bare*: ns with no output beyond its samplers (the run's params with `monitors.packet_trace: false`), the
-  denominator: what the simulation itself costs;
+  denominator: what the simulation itself costs (for a run without packet events, its own ns);
 - *run*: what the pipeline does with that run: ns as configured, then `parsers.parse_run` and
   `measure.run.run_metrics` (in this process, imports already warm, as in a batch job);
 - *text*, for an experiment with packet events: the same with `packet_trace: text`, ns-2's text trace, which every
@@ -84,15 +84,23 @@ def cpu_of(call) -> float:
     return time.process_time() - start
 
 
-def pipeline_cpu(ns: Path, params: dict, directory: Path, warmup: float, analysis: dict) -> dict:
-    """ns, parsing and metrics of one run, CPU seconds each."""
+def pipeline_cpu(ns: Path, params: dict, directory: Path, warmup: float, analysis: dict) -> tuple[dict, tuple]:
+    """ns, parsing and metrics of one run, CPU seconds each, and the run's (metrics, series) tables."""
     cost = {"ns": ns_cpu(ns, params, directory)}
     context = {"seed": params["seed"], "run_key": directory.name}
     cost["parse"] = cpu_of(lambda: parsers.parse_run(directory, directory / "tables", context))
     keys = ("queue_thresholds", "queue_ranges", "settle", "fec_blocks")
-    cost["metrics"] = cpu_of(lambda: run_metrics(directory, warmup, **{k: analysis[k] for k in keys if k in analysis}))
+    tables = []
+    cost["metrics"] = cpu_of(
+        lambda: tables.extend(run_metrics(directory, warmup, **{k: analysis[k] for k in keys if k in analysis}))
+    )
     cost["total"] = cost["ns"] + cost["parse"] + cost["metrics"]
-    return cost
+    return cost, tuple(tables)
+
+
+def same_tables(a: tuple, b: tuple) -> bool:
+    """Whether two runs' (metrics, series) tables hold the same rows, exactly."""
+    return all(x.reset_index(drop=True).equals(y.reset_index(drop=True)) for x, y in zip(a, b, strict=True))
 
 
 def with_packet_trace(params: dict, value) -> dict:
@@ -104,11 +112,13 @@ def with_packet_trace(params: dict, value) -> dict:
 def measure(ns: Path, params: dict, exp: dict, repeats: int, scratch: Path) -> dict:
     """Medians over the rounds of each side's CPU seconds."""
     mode = params["monitors"].get("packet_trace", True)
-    sides = {"bare": with_packet_trace(params, False), "run": params}
+    # Without packet events the run's own ns is the bare simulation: timing it twice would only show noise.
+    sides = {"run": params} if mode is False else {"bare": with_packet_trace(params, False), "run": params}
     if mode is not False:
         sides["text"] = with_packet_trace(params, "text")
     warmup, analysis = float(exp.get("warmup", 0)), analysis_settings(exp)
     rounds: dict[str, list] = {side: [] for side in sides}
+    tables = {}
     for r in range(repeats):
         order = list(sides) if r % 2 == 0 else list(reversed(sides))
         for side in order:
@@ -116,9 +126,14 @@ def measure(ns: Path, params: dict, exp: dict, repeats: int, scratch: Path) -> d
             if side == "bare":
                 rounds[side].append({"total": ns_cpu(ns, sides[side], directory)})
             else:
-                rounds[side].append(pipeline_cpu(ns, sides[side], directory, warmup, analysis))
+                cost, tables[side] = pipeline_cpu(ns, sides[side], directory, warmup, analysis)
+                rounds[side].append(cost)
             shutil.rmtree(directory, ignore_errors=True)
-    return {side: {k: statistics.median(c[k] for c in costs) for k in costs[0]} for side, costs in rounds.items()}
+    out = {side: {k: statistics.median(c[k] for c in costs) for k in costs[0]} for side, costs in rounds.items()}
+    out.setdefault("bare", {"total": out["run"]["ns"]})
+    # the packet log must give the text trace's metrics: every metric and series value, exactly
+    out["same"] = same_tables(tables["run"], tables["text"]) if "text" in tables else None
+    return out
 
 
 def main() -> int:
@@ -159,7 +174,7 @@ def main() -> int:
 
 def progress_line(row: dict) -> str:
     run, bare = row["run"], row["bare"]["total"]
-    text = f"; text trace {row['text']['total'] / bare:.2f}x" if "text" in row else ""
+    text = f"; text trace {row['text']['total'] / bare:.2f}x, same metrics: {row['same']}" if "text" in row else ""
     return (
         f"{row['paper']}/{row['experiment']} ({row['duration']:g} s): bare ns {bare:.2f} s, run {run['total']:.2f} s "
         f"(ns {run['ns']:.2f}, parse {run['parse']:.2f}, metrics {run['metrics']:.2f}) = {run['total'] / bare:.2f}x"
@@ -177,21 +192,26 @@ def markdown(rows: list[dict], args: argparse.Namespace) -> str:
         f"Command: `.venv/bin/python bench/run_cost.py{options} --markdown docs/PERFORMANCE.md`. One run per "
         "experiment (first cell, first seed), cut to the simulated seconds shown. CPU seconds (user + sys), medians "
         f"of {args.repeats} rounds alternating the order: *bare* is ns with no output beyond its samplers "
-        "(`packet_trace: false`); *run* is ns as configured, then parsing and metrics in a warm process, as a batch "
-        "job does them; *text* the same with ns-2's text trace (`packet_trace: text`), the way every run with packet "
-        f"events was made before patch 0019. Ratio = (ns + parse + metrics) / bare ns; target at most {TARGET}.",
+        "(`packet_trace: false`; for an experiment without packet events, the run's own ns); *run* is ns as "
+        "configured, then parsing and metrics in a warm process, as a batch job does them; *text* the same with "
+        "ns-2's text trace (`packet_trace: text`), the way every run with packet events was made before patch "
+        f"0019. Ratio = (ns + parse + metrics) / bare ns; target at most {TARGET}. *Same metrics*: whether the "
+        "run's metrics and series tables from the packet log equal, value for value, those from the text trace of "
+        "the same run.",
         "",
-        "| experiment | packet events | s | bare ns | ns | parse | metrics | **run / bare** | text / bare |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| experiment | packet events | s | bare ns | ns | parse | metrics | **run / bare** | text / bare "
+        "| same metrics |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         run, bare = r["run"], r["bare"]["total"]
         mode = {True: "log", False: "none", "text": "text"}[r["mode"]]
         text = f"{r['text']['total'] / bare:.2f}" if "text" in r else "—"
+        same = {None: "—", True: "yes", False: "**no**"}[r["same"]]
         cut = f" of {r['full']:g}" if r["duration"] < r["full"] else ""
         lines.append(
             f"| {r['paper']}/{r['experiment']} | {mode} | {r['duration']:g}{cut} | {bare:.2f} | {run['ns']:.2f} | "
-            f"{run['parse']:.2f} | {run['metrics']:.2f} | **{run['total'] / bare:.2f}** | {text} |"
+            f"{run['parse']:.2f} | {run['metrics']:.2f} | **{run['total'] / bare:.2f}** | {text} | {same} |"
         )
     met = [r for r in rows if r["run"]["total"] / r["bare"]["total"] <= TARGET]
     worst = max(rows, key=lambda r: r["run"]["total"] / r["bare"]["total"]) if rows else None

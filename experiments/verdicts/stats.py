@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats as scipy_stats
 
 MIN_VALUES_FOR_INTERVAL = 2
 CONFIDENCE = 0.95  # of every interval shown, and of a verdict's test where seeds are never added (verdicts.seeding)
@@ -23,6 +22,10 @@ CONFIDENCE = 0.95  # of every interval shown, and of a verdict's test where seed
 
 def t_quantile(df: int, confidence: float = CONFIDENCE) -> float:
     """The two-sided Student t quantile of a `confidence` interval for `df` degrees of freedom, any df (scipy)."""
+    # Imported here: scipy.stats takes about a second, and every Snakemake command imports this module (the plan
+    # reads the seeding rounds), most of them judging nothing.
+    from scipy import stats as scipy_stats
+
     return float(scipy_stats.t.ppf(1 - (1 - confidence) / 2, df))
 
 

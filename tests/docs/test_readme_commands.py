@@ -246,6 +246,12 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
     ".venv/bin/python bench/run_cost.py --max-duration 20 --repeats 3 --markdown docs/PERFORMANCE.md": Substituted(
         RUN_COST_SMALL, BENCH
     ),
+    ".venv/bin/python bench/dry_run.py --markdown docs/PERFORMANCE.md": Substituted(
+        ".venv/bin/python bench/dry_run.py --rounds 1 --markdown docs/PERFORMANCE.md", "one round"
+    ),
+    ".venv/bin/python bench/dry_run.py --rounds 3 --markdown docs/PERFORMANCE.md": Substituted(
+        ".venv/bin/python bench/dry_run.py --rounds 1 --markdown docs/PERFORMANCE.md", BENCH
+    ),
     ".venv/bin/python bench/plan_scale.py --sizes 33,100,333 --seeds 100 --markdown docs/PERFORMANCE.md": Substituted(
         ".venv/bin/python bench/plan_scale.py --sizes 10 --seeds 3 --markdown docs/PERFORMANCE.md", BENCH
     ),

@@ -1,0 +1,96 @@
+"""Benchmark (issue 49, target 6): how long a Snakemake command takes before it does anything.
+
+    .venv/bin/python bench/dry_run.py [--rounds 3] [--markdown docs/PERFORMANCE.md]
+
+`snakemake -n reproduce-all` on every file in configs/ (default profile), a fresh process each time, timed with
+os.wait4: *cold*, with an empty cache folder ($NS2REPRO_CACHE: no cached plan, no cached knob names), as the first
+command after a change to a file or the code; *warm*, right after, with the plan the cold one cached
+(experiments/workflow/plan_cache.py), as every later command and every Slurm job. Rounds alternate nothing (a warm
+run needs its cold one first); medians. Target: a warm dry run of all five papers under 5 s of wall time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+
+from perfdoc import write_section  # noqa: E402
+
+MARK_BEGIN, MARK_END = "<!-- dry-run:begin -->", "<!-- dry-run:end -->"
+COMMAND = [str(REPO / ".venv" / "bin" / "snakemake"), "-n", "reproduce-all", "--quiet"]
+TARGET_S = 5.0
+
+
+def timed(cache: Path) -> dict:
+    """Wall and CPU seconds of one dry run with `cache` as the cache folder."""
+    env = {**os.environ, "NS2REPRO_CACHE": str(cache)}
+    start = time.monotonic()
+    child = subprocess.Popen(COMMAND, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.monotonic() - start
+    error = child.stderr.read().decode()
+    child.stderr.close()
+    if os.waitstatus_to_exitcode(status):
+        raise SystemExit(f"{' '.join(COMMAND)} failed:\n{error[-2000:]}")
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--markdown", type=Path, help="write the results into this file's dry-run section")
+    args = parser.parse_args()
+    sides: dict[str, list[dict]] = {"cold": [], "warm": []}
+    for r in range(args.rounds):
+        with tempfile.TemporaryDirectory(prefix="dry-run-cache-") as cache:
+            for side in sides:
+                sides[side].append(timed(Path(cache)))
+                print(f"round {r + 1}: {side} {sides[side][-1]['wall']:.2f} s wall", flush=True)
+    medians = {
+        side: {k: statistics.median(t[k] for t in times) for k in ("wall", "cpu")} for side, times in sides.items()
+    }
+    section = markdown(medians, args)
+    print(section)
+    if args.markdown:
+        write_section(args.markdown, section, MARK_BEGIN, MARK_END)
+    return 0
+
+
+def markdown(medians: dict, args: argparse.Namespace) -> str:
+    cold, warm = medians["cold"], medians["warm"]
+    met = "met" if warm["wall"] < TARGET_S else "missed"
+    command = f".venv/bin/python bench/dry_run.py --rounds {args.rounds} --markdown docs/PERFORMANCE.md"
+    how = (
+        "`snakemake -n reproduce-all --quiet` on the default profile, a fresh process each time; *cold* with an empty "
+        "cache folder (the first command after a change to a file or to the code plans every file), *warm* right "
+        f"after it (the plan read back). Medians of {args.rounds} rounds."
+    )
+    lines = [
+        MARK_BEGIN,
+        "## Start-up: a dry run of all five papers",
+        "",
+        f"Command: `{command}`. {how}",
+        "",
+        "| | wall s | CPU s |",
+        "|---|---|---|",
+        f"| cold | {cold['wall']:.2f} | {cold['cpu']:.2f} |",
+        f"| warm | {warm['wall']:.2f} | {warm['cpu']:.2f} |",
+        "",
+        f"Warm / cold wall time: **{warm['wall'] / cold['wall']:.2f}**. Target, a warm dry run under {TARGET_S:g} s "
+        f"of wall time: **{met}**.",
+        MARK_END,
+    ]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
