@@ -256,6 +256,7 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
         ".venv/bin/python bench/plan_scale.py --sizes 10 --seeds 3 --markdown docs/PERFORMANCE.md", BENCH
     ),
     "snakemake -n": Fragment("Snakemake's dry-run flag, named in prose"),
+    "snakemake -n reproduce-all --quiet": Fragment("the command bench/dry_run.py times, named in its section"),
     "snakemake -n reproduce-all --profile profiles/paper": Substituted(
         f".venv/bin/snakemake -n reproduce-all --profile profiles/paper {ONE_PAPER}",
         f"{ONE_PAPER} (the line counts every paper's jobs)",
