@@ -60,7 +60,9 @@ def koo(queue: str = "RED", kind: str = "dumbbell", core_nodes: int = 2, duratio
         },
         "core_queue": copy.deepcopy(CORE_QUEUES[queue]),
         "flows": flows,
-        "monitors": {"queue_sample_interval": 0.1},
+        # text: these tests check the driver against ns-2's own trace of every event (tests/parsers/test_packet_log.py
+        # checks the packet log, the default, against it)
+        "monitors": {"queue_sample_interval": 0.1, "packet_trace": "text"},
     }
 
 

@@ -75,7 +75,7 @@ def params(flows: list[dict], duration: float = 5.0, core_bw: str = "10Mb", limi
         },
         "core_queue": {"class": "Queue/DropTail", "knobs": {"limit_": limit}},
         "flows": copy.deepcopy(flows),
-        "monitors": {"queue_sample_interval": 0.1, "core_log": {"interval": 1.0}},
+        "monitors": {"queue_sample_interval": 0.1, "packet_trace": "text", "core_log": {"interval": 1.0}},
         **extra,
     }
 

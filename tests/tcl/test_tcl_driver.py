@@ -385,7 +385,7 @@ BAD = [
         "topology.core_links: not a list of 1 links; known: one {bandwidth, delay, queue} object per core link "
         "(core_nodes - 1)",
     ),
-    (["monitors", "packet_trace"], "no", 'monitors.packet_trace: bad value "no"; known: true, false'),
+    (["monitors", "packet_trace"], "no", 'monitors.packet_trace: bad value "no"; known: true, false, text'),
     (
         ["flows", 0, "http"],
         {},
