@@ -8,7 +8,8 @@ workflows/schemas/: the checks import figure modules and read the schemas), the 
 against, and the versions of Python and of the packages that parse and validate. A change to any of them is another
 key. The cache lives beside the ns build cache, $NS2REPRO_CACHE (default ~/.cache/ns2-repro)/plans/<key>.pickle,
 shared by every checkout and results folder of the same content (a test's fresh results folder included); a file
-that cannot be read back is planned again, one that cannot be written only costs the next command the time.
+that cannot be read back is planned again, one that cannot be written only costs the next command the time. Only the
+newest KEEP plans are kept.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ FORMAT = "ns2-repro/plan-cache/1"
 # What plan() reads besides the experiment files and the binary (its code included: a change re-plans).
 READ_TREES = ("experiments", "parsers", "figures", "configs", "workflows/schemas")
 PACKAGES = ("PyYAML", "jsonschema", "snakemake")
+KEEP = 32  # plans kept (each about a megabyte for the five papers): the newest, as a code change makes every key new
 
 
 def plan_key(settings: Settings, ns_binary: Path | None) -> str:
@@ -64,4 +66,13 @@ def cached_plan(settings: Settings, ns_binary: Path | None = None) -> Plan:
     made = plan(settings, ns_binary)  # a bad file raises here: nothing is cached
     with contextlib.suppress(OSError), replacing(path) as tmp:  # read whole or not at all, as parallel jobs may
         tmp.write_bytes(pickle.dumps(made, protocol=pickle.HIGHEST_PROTOCOL))
+    prune(path.parent)
     return made
+
+
+def prune(folder: Path, keep: int = KEEP) -> None:
+    """Delete all but the `keep` most recently written plans (another process may be doing the same)."""
+    with contextlib.suppress(OSError):
+        plans = sorted(folder.glob("*.pickle"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+        for old in plans[keep:]:
+            old.unlink(missing_ok=True)

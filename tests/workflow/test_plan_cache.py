@@ -3,6 +3,7 @@ whenever anything it reads changes."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -74,3 +75,18 @@ def test_a_bad_file_is_not_cached(setup):
     with pytest.raises(Exception, match="papper"):
         plan_cache.cached_plan(settings(config))
     assert not list((Path(plan_cache.cache_root()) / "plans").glob("*.pickle"))
+
+
+def test_only_the_newest_plans_are_kept(setup):
+    config, made = setup
+    folder = Path(plan_cache.cache_root()) / "plans"
+    folder.mkdir(parents=True)
+    for i in range(plan_cache.KEEP + 3):
+        old = folder / f"old{i:02d}.pickle"
+        old.write_bytes(b"")
+        os.utime(old, ns=(i * 10**9, i * 10**9))  # old00 the oldest
+    plan_cache.cached_plan(settings(config))
+    kept = sorted(p.name for p in folder.glob("*.pickle"))
+    assert len(made) == 1 and len(kept) == plan_cache.KEEP
+    assert [name for name in kept if not name.startswith("old")] != [], "the plan just made is kept"
+    assert "old04.pickle" in kept and not {f"old{i:02d}.pickle" for i in range(4)} & set(kept), "the oldest go"
