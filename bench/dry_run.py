@@ -14,16 +14,14 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
-from perfdoc import write_section  # noqa: E402
+from perfdoc import run_child, write_section  # noqa: E402
 
 MARK_BEGIN, MARK_END = "<!-- dry-run:begin -->", "<!-- dry-run:end -->"
 COMMAND = [str(REPO / ".venv" / "bin" / "snakemake"), "-n", "reproduce-all", "--quiet"]
@@ -32,16 +30,10 @@ TARGET_S = 5.0
 
 def timed(cache: Path) -> dict:
     """Wall and CPU seconds of one dry run with `cache` as the cache folder."""
-    env = {**os.environ, "NS2REPRO_CACHE": str(cache)}
-    start = time.monotonic()
-    child = subprocess.Popen(COMMAND, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(child.pid, 0)
-    wall = time.monotonic() - start
-    error = child.stderr.read().decode()
-    child.stderr.close()
-    if os.waitstatus_to_exitcode(status):
-        raise SystemExit(f"{' '.join(COMMAND)} failed:\n{error[-2000:]}")
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime}
+    child = run_child(COMMAND, cwd=REPO, env={**os.environ, "NS2REPRO_CACHE": str(cache)})
+    if child.returncode:
+        raise SystemExit(f"{' '.join(COMMAND)} failed:\n{child.stderr[-2000:]}")
+    return {"wall": child.wall, "cpu": child.cpu}
 
 
 def main() -> int:
@@ -72,7 +64,9 @@ def markdown(medians: dict, args: argparse.Namespace) -> str:
     how = (
         "`snakemake -n reproduce-all --quiet` on the default profile, a fresh process each time; *cold* with an empty "
         "cache folder (the first command after a change to a file or to the code plans every file), *warm* right "
-        f"after it (the plan read back). Medians of {args.rounds} rounds."
+        f"after it (the plan read back). Medians of {args.rounds} rounds. Where Slurm is configured but not running, "
+        "every Snakemake command first waits for `scontrol` to give up (the Slurm executor plugin asks it when "
+        "loaded): measure with Slurm up, or where it is absent."
     )
     lines = [
         MARK_BEGIN,

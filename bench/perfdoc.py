@@ -1,7 +1,13 @@
-"""docs/PERFORMANCE.md is shared by the benchmarks: each rewrites only its own marked section."""
+"""docs/PERFORMANCE.md is shared by the benchmarks: each rewrites only its own marked section; and a child's
+CPU time, which they measure."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 HEADER = "# Performance\n\nEvery figure here is a ratio measured side by side in one run of the command shown.\n\n"
@@ -18,3 +24,23 @@ def write_section(path: Path, section: str, begin: str, end: str) -> None:
     else:
         text = text.rstrip("\n") + "\n\n" + section.rstrip("\n") + "\n"
     path.write_text(text)
+
+
+@dataclass(frozen=True)
+class Child:
+    cpu: float  # user + sys seconds of the child (os.wait4)
+    wall: float
+    returncode: int
+    stderr: str
+
+
+def run_child(argv: list[str], **popen) -> Child:
+    """Run a command to its end; its own CPU time from wait4, which subprocess.run does not give."""
+    with tempfile.TemporaryFile() as err:  # a file, not a pipe: a chatty child cannot fill it and block
+        start = time.monotonic()
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err, **popen)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.monotonic() - start
+        err.seek(0)
+        stderr = err.read().decode(errors="replace")
+    return Child(usage.ru_utime + usage.ru_stime, wall, os.waitstatus_to_exitcode(status), stderr)

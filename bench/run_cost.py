@@ -24,10 +24,8 @@ from __future__ import annotations
 import argparse
 import copy
 import json
-import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -37,7 +35,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO))
 
-from perfdoc import write_section  # noqa: E402
+from perfdoc import run_child, write_section  # noqa: E402
+from run_disk import last_flow_event, shortened  # noqa: E402
 
 import parsers  # noqa: E402
 from experiments.config.load import analysis_settings, load  # noqa: E402
@@ -55,12 +54,7 @@ def first_run_params(doc: dict, source: str, experiment: str, cap: float | None)
     params = runs.runs(0, 1)[0].params
     full = float(params["duration"])
     if cap and full > cap:
-        flows = params.get("flows", [])
-        last_event = max((float(f.get(k) or 0) for f in flows for k in ("start", "stop")), default=0.0)
-        duration = min(full, max(cap, last_event + 1.0))
-        exp = {**runs.exp, "duration": duration}
-        doc = {**runs.doc, "experiments": {**runs.doc["experiments"], experiment: exp}}
-        params = Expansion(doc, source, experiment).runs(0, 1)[0].params
+        params = shortened(runs, min(full, max(cap, last_flow_event(params) + 1.0))).params
     return params, float(params["duration"])
 
 
@@ -69,13 +63,10 @@ def ns_cpu(ns: Path, params: dict, directory: Path) -> float:
     shutil.rmtree(directory, ignore_errors=True)
     directory.mkdir(parents=True)
     (directory / "params.json").write_text(json.dumps(params, indent=2, sort_keys=True))
-    child = subprocess.Popen([str(ns), str(DRIVER), str(directory)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
+    child = run_child([str(ns), str(DRIVER), str(directory)])
     if child.returncode:
-        raise SystemExit(f"ns failed on {directory}: {child.stderr.read().decode()}")
-    child.stderr.close()
-    return usage.ru_utime + usage.ru_stime
+        raise SystemExit(f"ns failed on {directory}: {child.stderr}")
+    return child.cpu
 
 
 def cpu_of(call) -> float:

@@ -69,8 +69,8 @@ def measure_run(run: Run, scratch: Path) -> dict:
     raw = sum((directory / name).stat().st_size for name in parsers.RAW_OUTPUTS if (directory / name).is_file())
     tables = tree_bytes(directory / "tables")
     rest = tree_bytes(directory) - raw - tables
-    trace = directory / "packets.tr"
-    kept_before = raw - (trace.stat().st_size if trace.is_file() else 0)  # the trace was deleted before too
+    traces = [directory / name for name in ("packets.tr", "packets.log")]
+    kept_before = raw - sum(t.stat().st_size for t in traces if t.is_file())  # the trace was deleted before too
     result = {"before": rest + kept_before + snappy_bytes(directory / "tables"), "after": rest + tables}
     shutil.rmtree(directory)
     return result
@@ -83,14 +83,18 @@ def shortened(runs: Expansion, duration: float) -> Run:
     return Expansion(doc, runs.source, runs.experiment).runs(0, 1)[0]
 
 
+def last_flow_event(params: dict) -> float:
+    """The last flow start or stop of a run's params (a shortened run must still hold every flow it declares)."""
+    flows = params.get("flows", [])
+    return max((float(f.get(k) or 0) for f in flows for k in ("start", "stop")), default=0.0)
+
+
 def measuring_durations(runs: Expansion, full: float, cap: float | None) -> list[float]:
     """The full duration, or two shorter ones under the cap: half of it and all of it, each past the first
     run's last flow start or stop (a run must hold every flow it declares), so at most the full one."""
     if not cap or full <= cap:
         return [full]
-    flows = runs.runs(0, 1)[0].params.get("flows", [])
-    last_event = max((float(f.get(k) or 0) for f in flows for k in ("start", "stop")), default=0.0)
-    low = max(cap / 2, last_event + 1.0)
+    low = max(cap / 2, last_flow_event(runs.runs(0, 1)[0].params) + 1.0)
     high = max(cap, low + cap / 2)
     return [full] if high >= full else [low, high]
 

@@ -32,6 +32,15 @@ RED_OFF = {
         {"label": "off", "why": "a buffer that drops at the tail only", "set": {"queues.RED.class": "Queue/DropTail"}}
     ],
 }
+# An ordinary open choice beside the null one.
+BUFFER = {
+    "id": "buffer",
+    "what": "w",
+    "choice": "c",
+    "why": "y",
+    "path": "queues.RED.knobs.limit_",
+    "alternatives": [{"label": "5", "value": 5, "why": "small"}],
+}
 
 
 def claim(cid: str, metric: str, expected: float) -> dict:
@@ -88,16 +97,8 @@ def test_a_null_choice_reads_runs_and_stands_alone(tmp_path):
     measure = {**RED_OFF, "alternatives": [{"label": "off", "why": "w", "metrics": {"bottleneck_drop_pct": "x"}}]}
     with pytest.raises(ConfigError, match=r"choices\[0\]\.null_reading: a null reading switches the mechanism off"):
         load(tmp_path, [measure])
-    other = {
-        "id": "buffer",
-        "what": "w",
-        "choice": "c",
-        "why": "y",
-        "path": "queues.RED.knobs.limit_",
-        "alternatives": [{"label": "5", "value": 5, "why": "small"}],
-    }
     with pytest.raises(ConfigError, match=r"interactions\[0\]: 'mechanism' is a null choice"):
-        load(tmp_path, [RED_OFF, other], interactions=[["mechanism", "buffer"]])
+        load(tmp_path, [RED_OFF, BUFFER], interactions=[["mechanism", "buffer"]])
 
 
 def test_what_holds_with_the_mechanism_off_too_is_no_evidence_for_it():
@@ -145,15 +146,7 @@ def test_the_null_readings_can_run_alone(tmp_path):
     from experiments.planning.profiles import Settings
     from experiments.workflow.plan import plan
 
-    buffer = {
-        "id": "buffer",
-        "what": "w",
-        "choice": "c",
-        "why": "y",
-        "path": "queues.RED.knobs.limit_",
-        "alternatives": [{"label": "5", "value": 5, "why": "small"}],
-    }
-    doc = load(tmp_path, [RED_OFF, buffer], claims=[claim("c", "bottleneck_drop_pct", 5)])
+    doc = load(tmp_path, [RED_OFF, BUFFER], claims=[claim("c", "bottleneck_drop_pct", 5)])
     path = tmp_path / "exp.yaml"
     every = plan(Settings.from_config({"experiment_files": [str(path)]}))
     alone = plan(Settings.from_config({"experiment_files": [str(path)], "readings": "null"}))
