@@ -22,7 +22,7 @@ CONFIDENCE = 0.95  # of every interval shown, and of a verdict's test where seed
 
 def t_quantile(df: int, confidence: float = CONFIDENCE) -> float:
     """The two-sided Student t quantile of a `confidence` interval for `df` degrees of freedom, any df (scipy)."""
-    # Imported here: scipy.stats takes about a second, and every Snakemake command imports this module (the plan
+    # Imported here: scipy.stats is slow to import, and every Snakemake command imports this module (the plan
     # reads the seeding rounds), most of them judging nothing.
     from scipy import stats as scipy_stats
 

@@ -32,7 +32,7 @@ FORMAT = "ns2-repro/plan-cache/1"
 # What plan() reads besides the experiment files and the binary (its code included: a change re-plans).
 READ_TREES = ("experiments", "parsers", "figures", "configs", "workflows/schemas")
 PACKAGES = ("PyYAML", "jsonschema", "snakemake")
-KEEP = 32  # plans kept (each about a megabyte for the five papers): the newest, as a code change makes every key new
+KEEP = 32  # plans kept: the newest, as a code change makes every key new
 
 
 def plan_key(settings: Settings, ns_binary: Path | None) -> str:
