@@ -84,24 +84,24 @@ def packet_log_events(path: str | Path, links: LinkTable) -> LinkEvents:
         "to": np.array([link.dst for link in links.links], np.int32),
     }
     names = pa.array(ptypes, pa.string())
+    columns = {  # each built only for the parts that hold it: most rows need a few numbers
+        "uid": lambda rows: pa.array(rows["uid"]),
+        "fid": lambda rows: pa.array(rows["fid"]),
+        "seq": lambda rows: pa.array(rows["seq"].astype(np.int64)),
+        "ptype": lambda rows: names.take(pa.array(rows["ptype"])),
+        "size": lambda rows: pa.array(rows["size"]),
+        "time": lambda rows: pa.array(rows["time"]),
+        "flags": lambda rows: _FLAG_TEXT.take(pa.array(rows["flags"] & 127)),
+        "link": lambda rows: pa.array(rows["link"].astype(np.int32)),
+        "from": lambda rows: pa.array(nodes["from"][rows["link"]]),
+        "to": lambda rows: pa.array(nodes["to"][rows["link"]]),
+    }
     parts = {}
     for part, (event, role) in _PART_EVENTS.items():
         mask = records["event"] == event[0]
         if role is not None:
             mask &= roles == ROLES.index(role)
         rows = records[mask]
-        columns = {
-            "uid": pa.array(rows["uid"]),
-            "fid": pa.array(rows["fid"]),
-            "seq": pa.array(rows["seq"].astype(np.int64)),
-            "ptype": names.take(pa.array(rows["ptype"])),
-            "size": pa.array(rows["size"]),
-            "time": pa.array(rows["time"]),
-            "flags": _FLAG_TEXT.take(pa.array(rows["flags"] & 127)),
-            "link": pa.array(rows["link"].astype(np.int32)),
-            "from": pa.array(nodes["from"][rows["link"]]),
-            "to": pa.array(nodes["to"][rows["link"]]),
-        }
         names_of_part = PARTS[part]
-        parts[part] = pa.table([columns[n] for n in names_of_part], schema=part_schema(names_of_part))
+        parts[part] = pa.table([columns[n](rows) for n in names_of_part], schema=part_schema(names_of_part))
     return LinkEvents(**parts)

@@ -86,6 +86,25 @@ def cached_run_metrics(
     return run_m, run_s, False
 
 
+def file_metrics(
+    directories: list[Path], warmup: float, analysis: dict, cache: Path, failed: Callable[[Path, Exception], None]
+) -> int:
+    """File in the metrics cache the metrics of runs a batch job just made or found, as their aggregation will ask
+    for them: the batch jobs then compute them side by side, where an experiment's one aggregation job would compute
+    them one after another. Returns how many were computed (not found filed). A run whose metrics fail is passed to
+    `failed` and left to the aggregation, which computes it again and fails there, in its own place."""
+    code = metrics_code_digest()
+    computed = 0
+    for directory in directories:
+        try:
+            *_, hit = cached_run_metrics(directory, warmup, analysis, analysis.get("series", True), cache, code)
+        except Exception as err:  # noqa: BLE001 - any error: the aggregation meets it again and reports it
+            failed(directory, err)
+            continue
+        computed += not hit
+    return computed
+
+
 def _with_context(table: pd.DataFrame, context: dict, key: str) -> pd.DataFrame:
     front = pd.DataFrame({**{k: [v] * len(table) for k, v in context.items()}, "run_key": [key] * len(table)})
     return pd.concat([front, table.reset_index(drop=True)], axis=1)

@@ -5,6 +5,7 @@ directory; a failed run does not stop the others.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from experiments.common.progress import Count, Progress, hms
@@ -13,17 +14,27 @@ from experiments.simulate.execute import Outcome, execute
 from experiments.simulate.toolchain import Toolchain, key_of
 
 
+@dataclass(frozen=True)
+class RunLine:
+    """One run's progress line as a batch reports it, before the whole sweep's count is added: `cost` is its
+    simulation's seconds when it ran (None: found cached, or failed), `message` a failed run's error."""
+
+    text: str
+    cost: float | None = None
+    message: str = ""
+
+
 def run_batch(
     runs: list[Run],
     results: Path,
     tools: Toolchain,
     after: Callable[[Run, str, Path], None] | None = None,
-    progress: Callable[[str], None] = print,
+    report: Callable[[RunLine], None] | None = None,
     label: str = "batch",
-    sweep: Progress | None = None,
 ) -> list[Outcome]:
-    """Execute runs one after another; a failed run does not stop the others. `sweep`: the whole sweep's progress,
-    which each outcome advances and each run's line ends with."""
+    """Execute runs one after another; a failed run does not stop the others. `report`: called with each run's
+    line (default: printed)."""
+    report = report or (lambda line: print(*sweep_lines(line), sep="\n", flush=True))
     code_sha = tools.code_sha256
     outcomes = []
     for index, run in enumerate(runs, 1):
@@ -31,16 +42,20 @@ def run_batch(
         outcome = execute(run, key, results, tools, after)
         outcomes.append(outcome)
         labels = " ".join(f"{k}={v}" for k, v in run.labels.items())
-        overall = (
-            f" | {sweep_text(sweep.advance(outcome.seconds if outcome.status == 'ran' else None))}" if sweep else ""
-        )
-        progress(
+        text = (
             f"[{label} {index}/{len(runs)}] {run.experiment} {labels} seed={run.seed} "
-            f"key={key}: {outcome.status} {outcome.seconds:.1f}s{overall}"
+            f"key={key}: {outcome.status} {outcome.seconds:.1f}s"
         )
-        if outcome.status == "failed":
-            progress(outcome.message)
+        cost = outcome.seconds if outcome.status == "ran" else None
+        report(RunLine(text, cost, outcome.message if outcome.status == "failed" else ""))
     return outcomes
+
+
+def sweep_lines(line: RunLine, sweep: Progress | None = None) -> list[str]:
+    """What a run's line prints: its text, with the whole sweep's count when there is one (`sweep` advanced by
+    this run), then a failed run's message."""
+    text = line.text + (f" | {sweep_text(sweep.advance(line.cost))}" if sweep else "")
+    return [text, line.message] if line.message else [text]
 
 
 def sweep_text(count: Count) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import asdict
 from pathlib import Path
 
 from experiments.common.progress import Progress
@@ -12,10 +13,11 @@ from experiments.config.load import analysis_settings
 from experiments.config.readings import BASELINE
 from experiments.planning.expansion import Run
 from experiments.planning.profiles import Settings
-from experiments.simulate.batch import batch_record, run_batch
+from experiments.simulate.batch import RunLine, batch_record, run_batch, sweep_lines
 from experiments.simulate.toolchain import Toolchain
 from experiments.store import layout
 from experiments.store.records import write_record
+from experiments.workflow import worker
 from experiments.workflow.plan import Plan
 
 
@@ -62,13 +64,52 @@ def simulate_batch(
     """One Snakemake job: run (or reuse) and parse every run of a batch, then write its record, failed runs
     included (the job succeeds: Plan.batch_retry says how they are retried). `wildcards`: the job's paper,
     experiment, batch and (a reading's job) reading; `sweep`: the whole sweep's progress; `retry_of`: its retry
-    param."""
+    param. The runs and their parsing happen in a worker process (experiments.workflow.worker says why); their
+    lines come back here, where the sweep is counted."""
     paper, experiment, index, reading, seed_round = batch_of(wildcards)
-    after = parse_into_tables(settings)
     runs = plan.batch_runs(paper, experiment, index, reading, seed_round)
     name = f"{paper}/{experiment}" + (f" seeding round {seed_round}" if seed_round else "") + f" batch {index}"
+    metrics = None  # the runs' metrics, filed as aggregate_experiment will ask for them (its warm-up and settings)
+    if settings.parse:
+        exp = plan.docs[paper]["experiments"][experiment]
+        metrics = (exp["warmup"], analysis_settings(exp), layout.metrics_cache(settings.results))
     with job_log(log) as progress:
-        outcomes = run_batch(runs, settings.results, tools, after, progress, name, sweep)
+
+        def show(event: dict) -> None:
+            if "text" in event:
+                for line in sweep_lines(RunLine(**event), sweep):
+                    progress(line)
+            else:
+                progress(event["line"])
+
+        args = (runs, settings, tools, str(record), retry_of, name, metrics)
+        worker.call(f"{__name__}:simulate_runs", args, show)
+
+
+def simulate_runs(
+    runs: list[Run],
+    settings: Settings,
+    tools: Toolchain,
+    record: str,
+    retry_of: str,
+    label: str,
+    metrics: tuple[float, dict, Path] | None,
+    emit: Callable[[dict], None],
+) -> None:
+    """simulate_batch's work, in its worker process: each run's line emitted as it is done, then (`metrics`: the
+    experiment's warm-up, analysis settings and metrics cache) the runs' metrics filed, then the record."""
+    outcomes = run_batch(
+        runs, settings.results, tools, parse_into_tables(settings), lambda line: emit(asdict(line)), label
+    )
+    if metrics:
+        from experiments.measure.aggregate import file_metrics
+
+        def failed(directory: Path, err: Exception) -> None:
+            emit({"line": f"[{label}] metrics of run {directory.name} left to the aggregation: {err}"})
+
+        done = [o.directory for o in outcomes if o.status != "failed"]
+        computed = file_metrics(done, *metrics, failed)
+        emit({"line": f"[{label}] metrics of {len(done)} runs filed ({len(done) - computed} were already)"})
     write_record(record, batch_record(outcomes, retry_of))
 
 
@@ -92,25 +133,39 @@ def aggregate_experiment(
 ) -> None:
     """One Snakemake job: an experiment's (a reading's, a seeding round's: `wildcards` say which) tables beside its
     metrics table, with a progress line now and then on the console and in its log."""
-    from experiments.measure import aggregate
-
     paper, experiment, reading, seed_round = part_of(wildcards)
     out_dir = Path(metrics).parent
     exp = plan.docs[paper]["experiments"][experiment]
     contexts = plan.runs_of(paper, experiment, reading, seed_round).contexts()
     label = f"{paper}/{experiment}" + ("" if reading == BASELINE else f" under {reading}")
     label += f" seeding round {seed_round}" if seed_round else ""
+    args = (
+        records,
+        contexts,
+        exp["warmup"],
+        str(out_dir),
+        analysis_settings(exp),
+        layout.metrics_cache(results),
+        label,
+    )
     with job_log(log) as progress:
-        aggregate.aggregate(
-            records,
-            contexts,
-            exp["warmup"],
-            out_dir,
-            analysis_settings(exp),
-            layout.metrics_cache(results),
-            progress,
-            label,
-        )
+        worker.call(f"{__name__}:aggregate_runs", args, lambda event: progress(event["line"]))
+
+
+def aggregate_runs(
+    records: list[str],
+    contexts: list[dict],
+    warmup: float,
+    out_dir: str,
+    analysis: dict,
+    cache: Path,
+    label: str,
+    emit: Callable[[dict], None],
+) -> None:
+    """aggregate_experiment's work, in its worker process: its progress lines emitted as they come."""
+    from experiments.measure import aggregate
+
+    aggregate.aggregate(records, contexts, warmup, out_dir, analysis, cache, lambda line: emit({"line": line}), label)
 
 
 def draw(plan: Plan, results: str | Path, paper: str, kind: str, artifact_id: str, log: str | Path) -> list[Path]:

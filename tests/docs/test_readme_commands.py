@@ -197,6 +197,10 @@ BENCH = "its smallest options"
 RUN_COST_SMALL = (
     ".venv/bin/python bench/run_cost.py --max-duration 2 --repeats 1 --papers koo_aqm --markdown docs/PERFORMANCE.md"
 )
+SLURM_SHARE_SMALL = (
+    ".venv/bin/python bench/slurm_share.py --file tests/configs/minimal.yaml --experiment tiny --batches 1 "
+    "--batch-size 2 --count-files tests/configs/minimal.yaml"
+)
 DOC_WAYS: dict[str, Substituted | Fragment] = {
     # docs/PERFORMANCE.md: the benchmarks' list at its head (moved from the README)
     ".venv/bin/python bench/ns2_speed.py --markdown docs/PERFORMANCE.md": Substituted(
@@ -254,6 +258,22 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
     ),
     ".venv/bin/python bench/plan_scale.py --sizes 33,100,333 --seeds 100 --markdown docs/PERFORMANCE.md": Substituted(
         ".venv/bin/python bench/plan_scale.py --sizes 10 --seeds 3 --markdown docs/PERFORMANCE.md", BENCH
+    ),
+    ".venv/bin/python bench/job_process.py --baseline c5073b4 --rounds 3 --files configs/koo_aqm.yaml --duration 70 "
+    "--markdown docs/PERFORMANCE.md": Substituted(
+        ".venv/bin/python bench/job_process.py --baseline-tree . --rounds 1 --duration 2",
+        f"{BENCH} against this tree itself (the scratch copy has no git history to check a commit out of)",
+    ),
+    ".venv/bin/python bench/job_process.py --baseline c5073b4 --markdown docs/PERFORMANCE.md": Substituted(
+        ".venv/bin/python bench/job_process.py --baseline-tree . --rounds 1 --duration 2",
+        f"{BENCH} against this tree itself (the scratch copy has no git history to check a commit out of)",
+    ),
+    ".venv/bin/python bench/slurm_share.py --file configs/psand.yaml --experiment load --batches 8 "
+    "--markdown docs/PERFORMANCE.md": Substituted(
+        SLURM_SHARE_SMALL, f"{BENCH}: the minimal test file's two runs, its plan counted", ("slurm",)
+    ),
+    ".venv/bin/python bench/slurm_share.py --markdown docs/PERFORMANCE.md": Substituted(
+        SLURM_SHARE_SMALL, f"{BENCH}: the minimal test file's two runs, its plan counted", ("slurm",)
     ),
     "snakemake -n": Fragment("Snakemake's dry-run flag, named in prose"),
     "snakemake -n reproduce-all --quiet": Fragment("the command bench/dry_run.py times, named in its section"),

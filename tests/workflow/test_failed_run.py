@@ -38,7 +38,7 @@ def two_runs():
 def test_failed_run(tools, tmp_path):
     good, bad = two_runs()
     lines = []
-    outcomes = run_batch([bad, good], tmp_path, tools, progress=lines.append)
+    outcomes = run_batch([bad, good], tmp_path, tools, report=lines.append)
     assert [o.status for o in outcomes] == ["failed", "ran"]
     failed = outcomes[0]
     runs_dir = layout_mod.runs_dir(tmp_path)
@@ -54,7 +54,7 @@ def test_failed_run(tools, tmp_path):
     assert [e["status"] for e in record["runs"]] == ["failed", "ran"]
     assert failed_entries(record)[0]["rerun"] == rerun and "thresh" in record["runs"][0]["message"]
     # a rerun of the batch reuses the good run and retries the failed one
-    second = run_batch([bad, good], tmp_path, tools, progress=lines.append)
+    second = run_batch([bad, good], tmp_path, tools, report=lines.append)
     assert [o.status for o in second] == ["failed", "cached"]
     assert not list(runs_dir.glob(".*.tmp-*")), "no temporary directory left behind"
 
@@ -186,7 +186,7 @@ def test_a_crash_of_ns_fails_that_run_only_and_names_the_signal(fake_tools, tmp_
     crash_tools = Toolchain(ns=crashing, manifest=tools.manifest, driver=tools.driver)
     results = tmp_path / "results"
     crash, fine = one_run(), Run("p", "e", {"case": "two"}, 2, {"seed": 2, "duration": 1.0})
-    outcome, other = run_batch([crash, fine], results, crash_tools, progress=lambda _: None)
+    outcome, other = run_batch([crash, fine], results, crash_tools, report=lambda _: None)
     assert (outcome.status, other.status) == ("failed", "ran"), "the batch's other run finishes beside it"
     assert (other.directory / "params.json").is_file()
     assert "ns was killed by signal 11 (SIGSEGV)" in outcome.message
