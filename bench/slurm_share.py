@@ -200,8 +200,9 @@ def markdown(jobs: dict, counts: dict, args: argparse.Namespace) -> str:
             f"{', '.join(args.count_files)}) "
             f"{counts['runs']:,} runs (baseline and readings) in {counts['batches']:,} simulate batches of "
             f"{counts['batch_size']}, "
-            f"{slurm_jobs:,} Slurm jobs at {group} batches each: each pays the start-up measured here, and its "
-            "runs cost at least what these cheap ones do.",
+            f"{slurm_jobs:,} Slurm jobs at {group} batches each, each paying the start-ups measured here: the share "
+            "grows as a job's runs cost less (an experiment with cheaper runs than these, or too few runs to fill a "
+            "job).",
             MARK_END,
         ]
     )

@@ -1,20 +1,23 @@
-"""A job's work in a child Python process instead of Snakemake's own (issue 49, target 3).
+"""A job's work in a worker process instead of Snakemake's own (issue 49, target 3).
 
 Snakemake runs a rule's `run:` body in a thread of its main process: two batch jobs parsing runs, or two
 aggregations computing metrics, would share that process's GIL and its scheduler's core. So the simulate and
-aggregate jobs hand their work to a child: `call` starts `python -m experiments.workflow.worker`, sends it the
-function's dotted name and its arguments (pickled: what the plan already resolved, not the plan), and reads its
-events as they come, one JSON object per line on the child's stdout. The job's own side (progress lines, the
-whole sweep's count) stays in Snakemake's process, so a sweep still counts its runs in one place.
+aggregate jobs hand their work to a worker: `call` sends a function's dotted name and its arguments (pickled: what
+the plan already resolved, not the plan) to an idle worker of this process, `python -m
+experiments.workflow.worker`, and reads its events as they come, one JSON object per line of the worker's stdout.
+The job's own side (progress lines, the whole sweep's count) stays in Snakemake's process, so a sweep still counts
+its runs in one place.
 
-In the child, whatever else writes to stdout (a library's print, ns-2's noise through a fd) goes to stderr, so
-the event stream stays clean; stderr is kept in a file and shown afterwards, its tail in the error when the
-child fails. The child reads its stdin to the end after the arguments: when Snakemake's process dies (killed
-alone, not with its process group) the pipe closes and the child exits too, as the job's thread would have.
+Workers are kept for the invocation, one per job running at once, and take one job after another: a worker
+imports pandas and pyarrow once, not once per job. A worker whose job failed is not reused; its traceback is the
+error raised here. In the worker, whatever else writes to stdout (a library's print, a child's output through the
+fd) goes to stderr, which is Snakemake's, so the event stream stays clean. A worker exits when its stdin ends (this
+process exited) and when this process dies (it watches its parent), as the job's thread would have.
 """
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import json
 import os
@@ -22,86 +25,121 @@ import pickle
 import struct
 import subprocess
 import sys
-import tempfile
 import threading
+import time
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-STDERR_TAIL = 4000  # characters of the child's stderr in the error of a failed child
-EXIT_ORPHANED = 70  # the child's status when its parent went away
+STATUS = "worker"  # the key of a worker's own event closing each job: "done" or "failed" (with "error")
+PARENT_POLL_S = 0.5  # how often a worker checks that its parent still lives
+EXIT_ORPHANED = 70  # a worker's status when its parent went away
 
 
 class WorkerFailed(RuntimeError):
-    """The child process failed: its exit status and the tail of its stderr."""
+    """The job failed in its worker (its traceback), or the worker died (its exit status)."""
+
+
+class _Pool:
+    """The idle workers of this process."""
+
+    def __init__(self) -> None:
+        self._idle: list[subprocess.Popen] = []
+        self._lock = threading.Lock()
+        atexit.register(self.close)
+
+    def take(self) -> subprocess.Popen:
+        with self._lock:
+            while self._idle:
+                worker = self._idle.pop()
+                if worker.poll() is None:
+                    return worker
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+        command = [sys.executable, "-m", "experiments.workflow.worker", str(os.getpid())]
+        return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+
+    def give_back(self, worker: subprocess.Popen) -> None:
+        with self._lock:
+            self._idle.append(worker)
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for worker in idle:
+            worker.stdin.close()  # its loop ends there
+            worker.wait()
+
+
+_POOL = _Pool()
 
 
 def call(function: str, args: tuple, on_event: Callable[[dict], None]) -> None:
-    """Run `function` ("package.module:name") in a child process as function(*args, emit=<callable>); each dict
-    the function emits reaches `on_event` here, as it comes. Raises WorkerFailed when the child fails."""
+    """Run `function` ("package.module:name") in a worker as function(*args, emit=<callable>); each dict the function
+    emits reaches `on_event` here, as it comes. Raises WorkerFailed when the function raises or the worker dies."""
     payload = pickle.dumps((function, args), protocol=pickle.HIGHEST_PROTOCOL)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
-    with tempfile.TemporaryFile() as errors:
-        child = subprocess.Popen(
-            [sys.executable, "-m", "experiments.workflow.worker"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=errors,
-            env=env,
-        )
-        try:
-            child.stdin.write(struct.pack("!Q", len(payload)) + payload)
-            child.stdin.flush()
-            for line in child.stdout:
-                on_event(json.loads(line))
-        finally:
-            child.stdout.close()
-            child.stdin.close()  # the child is done with it: it exits on its own
-            status = child.wait()
-        errors.seek(0)
-        said = errors.read().decode(errors="replace")
-    if status:
-        raise WorkerFailed(f"{function} failed in its worker process (exit status {status}):\n{said[-STDERR_TAIL:]}")
-    if said:
-        sys.stderr.write(said)
+    worker = _POOL.take()
+    try:
+        worker.stdin.write(struct.pack("!Q", len(payload)) + payload)
+        worker.stdin.flush()
+        for line in worker.stdout:
+            event = json.loads(line)
+            if STATUS not in event:
+                on_event(event)
+            elif event[STATUS] == "done":
+                _POOL.give_back(worker)
+                return
+            else:
+                worker.stdin.close()
+                worker.wait()
+                raise WorkerFailed(f"{function} failed in its worker process:\n{event['error']}")
+    except BrokenPipeError:
+        pass  # the worker died before it read the job: its status below
+    worker.kill()
+    raise WorkerFailed(f"{function}: its worker process died (exit status {worker.wait()})")
 
 
-def _read_exactly(fd: int, size: int) -> bytes:
-    """`size` bytes of a file descriptor, unbuffered (a buffered reader's lock would trouble the shutdown)."""
+def _read_exactly(fd: int, size: int) -> bytes | None:
+    """`size` bytes of a file descriptor, unbuffered; None at its end before the first byte."""
     parts, left = [], size
     while left:
         part = os.read(fd, left)
         if not part:
+            if left == size:
+                return None
             raise SystemExit(f"worker: its input ended after {size - left} of {size} bytes")
         parts.append(part)
         left -= len(part)
     return b"".join(parts)
 
 
-def _exit_when_orphaned(fd: int, finished: threading.Event) -> None:
-    """Read the rest of stdin: its end before the work is finished means the parent is gone: this process ends."""
-    while os.read(fd, 65536):
-        pass
-    if not finished.is_set():
-        os._exit(EXIT_ORPHANED)
+def _exit_when_orphaned(parent: int) -> None:
+    """End this process when its parent is gone (it is then another process's child)."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_S)
+    os._exit(EXIT_ORPHANED)
 
 
 def main() -> None:
-    (size,) = struct.unpack("!Q", _read_exactly(0, 8))
-    function, args = pickle.loads(_read_exactly(0, size))
+    parent = int(sys.argv[1])
+    threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
     events = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)  # anything else printed goes to stderr, not into the event stream
     sys.stdout = sys.stderr
-    finished = threading.Event()  # set before the event stream closes, which lets the parent close stdin
-    threading.Thread(target=_exit_when_orphaned, args=(0, finished), daemon=True).start()
-    module, name = function.split(":")
 
     def emit(event: dict) -> None:
         events.write(json.dumps(event) + "\n")
 
-    getattr(importlib.import_module(module), name)(*args, emit=emit)
-    finished.set()
-    events.close()
+    while (header := _read_exactly(0, 8)) is not None:
+        (size,) = struct.unpack("!Q", header)
+        function, args = pickle.loads(_read_exactly(0, size))
+        module, name = function.split(":")
+        try:
+            getattr(importlib.import_module(module), name)(*args, emit=emit)
+        except BaseException:  # noqa: BLE001 - reported to the job, which fails with it; this worker then ends
+            emit({STATUS: "failed", "error": traceback.format_exc()})
+            break
+        emit({STATUS: "done"})
 
 
 if __name__ == "__main__":

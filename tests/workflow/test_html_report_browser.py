@@ -8,6 +8,7 @@ Skipped when Chromium or Playwright is missing, unless NS2REPRO_BROWSER=1 (CI's 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -178,7 +179,11 @@ def test_check_report_lists_what_a_reader_would_notice(browser, sweep_run, tmp_p
 
     figure = next((copy / "red_pi_flows" / "figures").glob("*.png"))
     figure.unlink()
-    params = sorted((copy / "runs").glob("*/params.json"))[0]
+    # a run the report links (the sweep's readings add runs only the sensitivity table names)
+    linked = re.findall(
+        r'href="[^"]*runs/([0-9a-f]+)/params\.json"', "".join(page.read_text() for page in report.rglob("*.html"))
+    )
+    params = copy / "runs" / sorted(linked)[0] / "params.json"
     params.unlink()
     paper = report / "papers" / "red_pi_flows.html"
     head, table = paper.read_text().replace('class="fitted"', "").split('id="claim-table"')

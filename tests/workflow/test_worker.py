@@ -1,6 +1,7 @@
-"""Batch jobs' work in a worker process (experiments/workflow/worker.py): events come back in order, stray output
-does not corrupt them, a failure names its cause, a worker dies with its parent, a simulate job's lines still
-carry the whole sweep's count, and its runs' metrics are filed for the aggregation."""
+"""Batch jobs' work in worker processes (experiments/workflow/worker.py): events come back in order, stray output
+does not corrupt them, an idle worker takes the next job, a failure names its cause, a worker dies with its
+parent, a simulate job's lines still carry the whole sweep's count, and its runs' metrics are filed for the
+aggregation."""
 
 from __future__ import annotations
 
@@ -39,6 +40,9 @@ def fail(emit):
     emit({"i": 0})
     raise ValueError("the child's own error")
 
+def die(emit):
+    os._exit(3)
+
 def linger(pid_file, emit):
     open(pid_file, "w").write(str(os.getpid()))
     time.sleep(120)
@@ -50,7 +54,9 @@ def helpers(tmp_path, monkeypatch):
     """A module of functions for the worker to run, importable in the child."""
     (tmp_path / "worker_helpers.py").write_text(HELPERS)
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))
-    return tmp_path
+    worker._POOL.close()  # workers started before took another PYTHONPATH
+    yield tmp_path
+    worker._POOL.close()
 
 
 def test_events_come_back_in_order_from_another_process_and_stray_output_goes_to_stderr(helpers, capfd):
@@ -62,11 +68,21 @@ def test_events_come_back_in_order_from_another_process_and_stray_output_goes_to
     assert "noise on stdout" in err and "noise on fd 1" in err
 
 
-def test_a_failing_child_raises_with_its_error(helpers):
-    events = []
+def test_a_failing_job_raises_with_its_traceback_and_its_worker_is_not_reused(helpers):
+    first, events, after = [], [], []
+    worker.call("worker_helpers:count", (1,), first.append)
+    worker.call("worker_helpers:count", (1,), after.append)
+    assert first[0]["pid"] == after[0]["pid"], "the idle worker was not reused"
     with pytest.raises(worker.WorkerFailed, match="the child's own error") as failure:
         worker.call("worker_helpers:fail", (), events.append)
-    assert "exit status 1" in str(failure.value) and events == [{"i": 0}]
+    assert "ValueError" in str(failure.value) and events == [{"i": 0}]
+    worker.call("worker_helpers:count", (1,), after.append)
+    assert after[-1]["pid"] != first[0]["pid"], "the worker whose job failed took another job"
+
+
+def test_a_worker_that_dies_fails_its_job(helpers):
+    with pytest.raises(worker.WorkerFailed, match="died"):
+        worker.call("worker_helpers:die", (), print)
 
 
 def test_a_worker_dies_with_its_parent(helpers, tmp_path):
