@@ -197,6 +197,12 @@ BENCH = "its smallest options"
 RUN_COST_SMALL = (
     ".venv/bin/python bench/run_cost.py --max-duration 2 --repeats 1 --papers koo_aqm --markdown docs/PERFORMANCE.md"
 )
+# One small command per benchmark where the list and the section name it differently: each runs once.
+NS2_SPEED_SMALL = ".venv/bin/python bench/ns2_speed.py --repeats 1 --no-callgrind --markdown docs/PERFORMANCE.md"
+HTTP_CONNECTIONS_SMALL = (
+    ".venv/bin/python bench/http_connections.py --repeats 1 --flows 10 --duration 10 --micro-count 100 "
+    "--markdown docs/PERFORMANCE.md"
+)
 SLURM_SHARE_SMALL = (
     ".venv/bin/python bench/slurm_share.py --file tests/configs/minimal.yaml --experiment tiny --batches 1 "
     "--batch-size 2 --count-files tests/configs/minimal.yaml"
@@ -204,8 +210,7 @@ SLURM_SHARE_SMALL = (
 DOC_WAYS: dict[str, Substituted | Fragment] = {
     # docs/PERFORMANCE.md: the benchmarks' list at its head (moved from the README)
     ".venv/bin/python bench/ns2_speed.py --markdown docs/PERFORMANCE.md": Substituted(
-        ".venv/bin/python bench/ns2_speed.py --repeats 1 --no-callgrind --markdown docs/PERFORMANCE.md",
-        "its smallest options: one round, no valgrind",
+        NS2_SPEED_SMALL, "its smallest options: one round, no valgrind"
     ),
     ".venv/bin/python bench/parser_vs_awk.py --markdown docs/PERFORMANCE.md": Substituted(
         ".venv/bin/python bench/parser_vs_awk.py --repeats 1 --markdown docs/PERFORMANCE.md", "one round"
@@ -215,7 +220,7 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
         "its smallest sweep",
     ),
     ".venv/bin/python bench/http_connections.py --markdown docs/PERFORMANCE.md": Substituted(
-        ".venv/bin/python bench/http_connections.py --repeats 1 --markdown docs/PERFORMANCE.md", "one round"
+        HTTP_CONNECTIONS_SMALL, "its smallest options: one round of a small sweep"
     ),
     ".venv/bin/python bench/plan_scale.py --markdown docs/PERFORMANCE.md": Substituted(
         ".venv/bin/python bench/plan_scale.py --sizes 10 --markdown docs/PERFORMANCE.md", "one small sweep"
@@ -226,8 +231,7 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
     # docs/PERFORMANCE.md: each section's command
     ".venv/bin/python bench/ns2_speed.py --repeats 3 --baseline /tmp/exp/o2base/ns --variant o2-pgo=/tmp/exp/o2-pgo/ns "
     "--variant o3=/tmp/exp/o3/ns": Substituted(
-        ".venv/bin/python bench/ns2_speed.py --repeats 1 --no-callgrind",
-        f"{BENCH}, without the variant builds the section says how to make by hand",
+        NS2_SPEED_SMALL, f"{BENCH}, without the variant builds the section says how to make by hand"
     ),
     ".venv/bin/python bench/parser_vs_awk.py --repeats 5 --markdown docs/PERFORMANCE.md": Substituted(
         ".venv/bin/python bench/parser_vs_awk.py --repeats 1 --markdown docs/PERFORMANCE.md", BENCH
@@ -236,11 +240,7 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
         ".venv/bin/python bench/snakemake_batching.py --runs 4 --rounds 1 --markdown docs/PERFORMANCE.md", BENCH
     ),
     ".venv/bin/python bench/http_connections.py --repeats 5 --flows 100 --duration 100 --micro-count 2000 "
-    "--markdown docs/PERFORMANCE.md": Substituted(
-        ".venv/bin/python bench/http_connections.py --repeats 1 --flows 10 --duration 10 --micro-count 100 "
-        "--markdown docs/PERFORMANCE.md",
-        BENCH,
-    ),
+    "--markdown docs/PERFORMANCE.md": Substituted(HTTP_CONNECTIONS_SMALL, BENCH),
     ".venv/bin/python bench/run_disk.py --max-duration 40 --markdown docs/PERFORMANCE.md": Substituted(
         ".venv/bin/python bench/run_disk.py --max-duration 5 --markdown docs/PERFORMANCE.md", BENCH
     ),
