@@ -18,7 +18,6 @@ workers, figure scripts: RUSAGE_CHILDREN). Rounds alternate the order of the sid
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -31,24 +30,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
-from perfdoc import write_section  # noqa: E402
+from perfdoc import process_recorder, recorded_processes, write_section  # noqa: E402
 
 MARK_BEGIN, MARK_END = "<!-- job-process:begin -->", "<!-- job-process:end -->"
-
-# Snakemake in this interpreter, its own CPU and its waited-for children's written at exit.
-WRAPPER = """
-import atexit, json, os, resource, sys
-from snakemake.cli import main
-
-def usage():
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    with open(os.environ["BENCH_RUSAGE"], "w") as out:
-        json.dump({"own": own.ru_utime + own.ru_stime, "children": children.ru_utime + children.ru_stime}, out)
-
-atexit.register(usage)
-sys.argv = ["snakemake", *sys.argv[1:]]
-main()
-"""
 
 
 def worktree(commit: str, where: Path) -> Path:
@@ -64,9 +48,7 @@ def sweep(tree: Path, results: Path, args: argparse.Namespace) -> dict:
     """One reproduce-all of the sweep in `tree`: wall, own and children's CPU seconds."""
     files = "[" + ",".join(args.files) + "]"
     command = [
-        str(REPO / ".venv" / "bin" / "python"),
-        "-c",
-        WRAPPER,
+        str(REPO / ".venv" / "bin" / "snakemake"),
         "reproduce-all",
         "--profile",
         "profiles/smoke",
@@ -76,14 +58,14 @@ def sweep(tree: Path, results: Path, args: argparse.Namespace) -> dict:
         f"smoke_duration={args.duration}",
         f"results={results}",
     ]
-    usage = results.parent / f"{results.name}.rusage.json"
-    env = {**os.environ, "BENCH_RUSAGE": str(usage), "PYTHONPATH": str(tree)}
+    recorder, processes = process_recorder(results.parent / f"{results.name}.processes", str(tree))
     start = time.monotonic()
-    done = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=tree, env={**os.environ, **recorder}, capture_output=True, text=True)
     wall = time.monotonic() - start
     if done.returncode:
         raise SystemExit(f"the sweep failed in {tree}:\n{done.stderr[-3000:]}")
-    return {"wall": wall, **json.loads(usage.read_text())}
+    (snakemake,) = [p for p in recorded_processes(processes) if p["argv"][0].endswith("bin/snakemake")]
+    return {"wall": wall, "own": snakemake["own"], "children": snakemake["children"]}
 
 
 def main() -> int:

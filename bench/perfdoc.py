@@ -1,8 +1,9 @@
-"""docs/PERFORMANCE.md is shared by the benchmarks: each rewrites only its own marked section; and a child's
-CPU time, which they measure."""
+"""docs/PERFORMANCE.md is shared by the benchmarks: each rewrites only its own marked section; a child's CPU time,
+which they measure; and the CPU of every Python process a command starts, where a child's total is not enough."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import tempfile
@@ -44,3 +45,35 @@ def run_child(argv: list[str], **popen) -> Child:
         err.seek(0)
         stderr = err.read().decode(errors="replace")
     return Child(usage.ru_utime + usage.ru_stime, wall, os.waitstatus_to_exitcode(status), stderr)
+
+
+# A sitecustomize module: each Python process appends, at its exit, its argv, its Slurm job (if any), its own CPU
+# seconds and its waited-for children's (getrusage), one JSON line per process.
+_SITECUSTOMIZE = """
+import atexit, json, os, resource, sys
+
+def _record():
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    line = {"argv": sys.argv[:2], "job": os.environ.get("SLURM_JOB_ID"), "own": own.ru_utime + own.ru_stime,
+            "children": children.ru_utime + children.ru_stime}
+    with open(os.environ["BENCH_PROCESS_LOG"], "a") as out:
+        out.write(json.dumps(line) + "\\n")
+
+if os.environ.get("BENCH_PROCESS_LOG"):
+    atexit.register(_record)
+"""
+
+
+def process_recorder(directory: Path, pythonpath: str = "") -> tuple[dict[str, str], Path]:
+    """Environment entries under which every Python process records its CPU at exit (in `directory`'s
+    processes.jsonl, returned; read it with recorded_processes), `pythonpath` kept after the recorder's folder."""
+    site = directory / "site"
+    site.mkdir(parents=True, exist_ok=True)
+    (site / "sitecustomize.py").write_text(_SITECUSTOMIZE)
+    log = directory / "processes.jsonl"
+    return {"PYTHONPATH": os.pathsep.join(filter(None, [str(site), pythonpath])), "BENCH_PROCESS_LOG": str(log)}, log
+
+
+def recorded_processes(log: Path) -> list[dict]:
+    """The records process_recorder's processes wrote: argv (first two), job, own and children CPU seconds."""
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import math
 import os
 import shutil
@@ -38,7 +37,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO))
 
-from perfdoc import write_section  # noqa: E402
+from perfdoc import process_recorder, recorded_processes, write_section  # noqa: E402
 
 from experiments.planning.profiles import Settings  # noqa: E402
 from experiments.store import layout  # noqa: E402
@@ -48,21 +47,6 @@ MARK_BEGIN, MARK_END = "<!-- slurm-share:begin -->", "<!-- slurm-share:end -->"
 TARGET = 0.05
 PAPER_SETTINGS = REPO / "profiles" / "paper" / "settings.yaml"
 DEFAULT_COUNT_FILES = sorted(f"configs/{p.name}" for p in (REPO / "configs").glob("*.yaml"))
-
-# Each Python process appends its own and its waited-for children's CPU seconds at exit, with its Slurm job.
-SITECUSTOMIZE = """
-import atexit, json, os, resource, sys
-
-def _record():
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    line = {"argv": sys.argv[:2], "job": os.environ.get("SLURM_JOB_ID"), "own": own.ru_utime + own.ru_stime,
-            "children": children.ru_utime + children.ru_stime}
-    with open(os.environ["BENCH_PROCESS_LOG"], "a") as out:
-        out.write(json.dumps(line) + "\\n")
-
-if os.environ.get("BENCH_PROCESS_LOG"):
-    atexit.register(_record)
-"""
 
 
 def group_sizes() -> dict[str, int]:
@@ -92,11 +76,8 @@ def checkout_copy(where: Path) -> Path:
     return where
 
 
-def slurm_sweep(work: Path, args: argparse.Namespace, processes: Path) -> None:
-    """The first `args.batches` simulate batches of the experiment, through Slurm, each process's CPU recorded."""
-    site = work.parent / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(SITECUSTOMIZE)
+def slurm_sweep(work: Path, args: argparse.Namespace) -> list[dict]:
+    """The first `args.batches` simulate batches of the experiment, through Slurm: each process's CPU record."""
     results = work / "results-bench"
     records = [str(layout.batch_record(results, args.paper, args.experiment, i)) for i in range(args.batches)]
     command = [
@@ -113,17 +94,18 @@ def slurm_sweep(work: Path, args: argparse.Namespace, processes: Path) -> None:
         "--",
         *records,
     ]
-    env = {**os.environ, "PYTHONPATH": str(site), "BENCH_PROCESS_LOG": str(processes)}
+    recorder, processes = process_recorder(work.parent)
+    env = {**os.environ, **recorder}
     done = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(f"the Slurm sweep failed:\n{done.stderr[-3000:]}")
+    return recorded_processes(processes)
 
 
-def shares(processes: Path) -> dict[str, dict[str, float]]:
+def shares(processes: list[dict]) -> dict[str, dict[str, float]]:
     """Per Slurm job: CPU of its Snakemake processes (own) and of its workers (own + children: the runs)."""
     jobs: dict[str, dict[str, float]] = collections.defaultdict(lambda: {"snakemake": 0.0, "runs": 0.0, "starts": 0})
-    for line in processes.read_text().splitlines():
-        p = json.loads(line)
+    for p in processes:
         if not p["job"]:
             continue  # the submitting Snakemake, on the login host: not a Slurm job's
         argv = " ".join(p["argv"])
@@ -149,9 +131,7 @@ def main() -> int:
     args.count_files = args.count_files or DEFAULT_COUNT_FILES
     args.paper = yaml.safe_load((REPO / args.file).read_text())["paper"]
     with tempfile.TemporaryDirectory(prefix="slurm-share-", dir="/var/tmp") as scratch:
-        processes = Path(scratch) / "processes.jsonl"
-        slurm_sweep(checkout_copy(Path(scratch) / "work"), args, processes)
-        jobs = shares(processes)
+        jobs = shares(slurm_sweep(checkout_copy(Path(scratch) / "work"), args))
     if not jobs:
         raise SystemExit("no Slurm job recorded its processes: is PYTHONPATH passed to the jobs?")
     counts = paper_plan_counts(args.count_files)
