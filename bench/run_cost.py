@@ -58,14 +58,14 @@ def first_run_params(doc: dict, source: str, experiment: str, cap: float | None)
     return params, float(params["duration"])
 
 
-def ns_cpu(ns: Path, params: dict, directory: Path) -> float:
-    """CPU seconds of one ns run of `params` in `directory` (made anew)."""
+def ns_cpu(ns: Path, params: dict, directory: Path, driver: Path = DRIVER) -> float:
+    """CPU seconds of one ns run of `params` in `directory` (made anew; the outputs stay there)."""
     shutil.rmtree(directory, ignore_errors=True)
     directory.mkdir(parents=True)
     (directory / "params.json").write_text(json.dumps(params, indent=2, sort_keys=True))
-    child = run_child([str(ns), str(DRIVER), str(directory)])
+    child = run_child([str(ns), str(driver), str(directory)])
     if child.returncode:
-        raise SystemExit(f"ns failed on {directory}: {child.stderr}")
+        raise SystemExit(f"{ns} {driver} failed on {directory}: {child.stderr}")
     return child.cpu
 
 

@@ -198,13 +198,31 @@ proc repro::descendants {base} {
 # actually holds. A class default with no binding behind it (Queue/RED's
 # doubleq_, SplitObject's id counter) would be accepted by `set` and ignored.
 proc repro::knob_names {obj} {
+    variable bound_knobs
     set cls [$obj info class]
-    set names {}
-    foreach c [concat $cls [$cls info heritage]] {
-        foreach var [$c info vars] {
-            if {![catch {$obj set $var}]} {
-                lappend names $var
+    # ns-2 answers `$obj set` of a C++-bound variable slowly (tclcl's delay_bind), and a run of many flows
+    # spent much of its set-up here, asking every object about every class variable, twice (its knobs, then
+    # meta.json). Which bound variables answer is fixed by the C++ class behind the Tcl class, so they are
+    # asked once per class; OTcl instance variables are the object's own (a method may add one to one object
+    # later), so those are asked of the object every time.
+    if {![info exists bound_knobs($cls)]} {
+        set candidates {}
+        foreach c [concat $cls [$cls info heritage]] {
+            lappend candidates {*}[$c info vars]
+        }
+        set own [$obj info vars]
+        set bound {}
+        foreach var [lsort -unique $candidates] {
+            if {$var ni $own && ![catch {$obj set $var}]} {
+                lappend bound $var
             }
+        }
+        set bound_knobs($cls) [list [lsort -unique $candidates] $bound]
+    }
+    lassign $bound_knobs($cls) candidates names
+    foreach var [$obj info vars] {
+        if {$var in $candidates && ![catch {$obj set $var}]} {
+            lappend names $var
         }
     }
     return [lsort -unique $names]

@@ -188,7 +188,7 @@ WAYS: dict[str, Substituted | InCi | Unavailable] = {
     ),
     ".venv/bin/python tests/ns2/mutants.py --markdown docs/VALIDATION.md": Substituted(
         '.venv/bin/python tests/ns2/mutants.py --only "Vq\'s token rate"',
-        "one mutant (the script builds ns-2 once in a tree of its own, then each mutant)",
+        "one mutant (the script builds ns-2 once in a tree of its own, kept in the build cache, then each mutant)",
     ),
 }
 
@@ -206,6 +206,10 @@ HTTP_CONNECTIONS_SMALL = (
 SLURM_SHARE_SMALL = (
     ".venv/bin/python bench/slurm_share.py --file tests/configs/minimal.yaml --experiment tiny --batches 1 "
     "--batch-size 2 --count-files tests/configs/minimal.yaml"
+)
+RUN_SETUP_SMALL = Substituted(
+    ".venv/bin/python bench/run_setup.py --baseline-tree . --papers koo_aqm --repeats 1 --max-duration 2",
+    f"{BENCH} against this tree itself (the scratch copy has no git history to check a commit out of)",
 )
 DOC_WAYS: dict[str, Substituted | Fragment] = {
     # docs/PERFORMANCE.md: the benchmarks' list at its head (moved from the README)
@@ -275,6 +279,9 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
     ".venv/bin/python bench/slurm_share.py --markdown docs/PERFORMANCE.md": Substituted(
         SLURM_SHARE_SMALL, f"{BENCH}: the minimal test file's two runs, its plan counted", ("slurm",)
     ),
+    ".venv/bin/python bench/run_setup.py --baseline 806b2f2 --markdown docs/PERFORMANCE.md": RUN_SETUP_SMALL,
+    ".venv/bin/python bench/run_setup.py --baseline 806b2f2 --max-duration 5 --repeats 3 "
+    "--markdown docs/PERFORMANCE.md": RUN_SETUP_SMALL,
     "snakemake -n": Fragment("Snakemake's dry-run flag, named in prose"),
     "snakemake -n reproduce-all --quiet": Fragment("the command bench/dry_run.py times, named in its section"),
     "snakemake -n reproduce-all --profile profiles/paper": Substituted(

@@ -7,17 +7,19 @@ work tree (the pinned tarball plus ns2-patches/series, as ns2_build.py does), th
 each mutant below changes one line of a patch's C++, rebuilds incrementally, runs that
 patch's test module against the broken binary (NS2REPRO_NS_BINARY) and restores the
 line. A mutant the tests do not catch is reported as survived, and the exit status is 1.
-Not run by CI (a build of its own takes minutes); its last result is in docs/VALIDATION.md.
+The work tree is kept in the build cache, one per patch series (a build of its own takes
+minutes; the next invocation rebuilds only what a mutant changed), unless `--work` names
+another. Not run whole by CI; its last result is in docs/VALIDATION.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import fcntl
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -225,6 +227,7 @@ def build_tree(work: Path) -> Path:
             )
         make(tree)  # the tree may hold an interrupted mutant's restore: rebuild what changed
         return tree
+    shutil.rmtree(tree, ignore_errors=True)  # a build interrupted before its binary: start afresh
     subprocess.run(["tar", "-xf", str(ns2_build.ensure_tarball()), "-C", str(work)], check=True)
     for patch in ns2_build.read_series():
         subprocess.run(["patch", "-p1", "--forward", "--batch", "-s", "-i", str(patch)], cwd=tree, check=True)
@@ -236,6 +239,17 @@ def build_tree(work: Path) -> Path:
     make(tree)
     stamp.write_text(series)
     return tree
+
+
+def cached_work() -> Path:
+    """The build cache's work tree for this patch series; those of other series are removed (each is a whole ns-2
+    build tree, and only the current series' is ever reused)."""
+    root = ns2_build.cache_root() / "mutants"
+    work = root / series_hash()[:20]
+    if not work.exists() and root.is_dir():
+        for old in root.iterdir():
+            shutil.rmtree(old, ignore_errors=True)
+    return work
 
 
 def series_hash() -> str:
@@ -274,8 +288,11 @@ def main() -> int:
             if not mutants
             else "--only writes no table: the table lists every mutant"
         )
-    work = args.work or Path(tempfile.mkdtemp(prefix="ns2-mutants-"))
+    work = args.work or cached_work()
     work.mkdir(parents=True, exist_ok=True)
+    # One invocation at a time per work tree: each mutant rewrites a source file of it.
+    lock = open(work.parent / f"{work.name}.lock", "w")  # noqa: SIM115 -- held until the process exits
+    fcntl.flock(lock, fcntl.LOCK_EX)
     tree = build_tree(work)
     for module in sorted({m.tests for m in mutants}):
         intact, summary = tests_fail(tree / "ns", module)
@@ -314,8 +331,6 @@ def main() -> int:
             for m, caught, s in rows
         ]
         write_section(args.markdown, "\n".join([*lines, MARK_END]), MARK_BEGIN, MARK_END)
-    if args.work is None:
-        shutil.rmtree(work, ignore_errors=True)
     return 0 if all(caught for _, caught, _ in rows) else 1
 
 

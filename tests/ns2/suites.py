@@ -18,6 +18,7 @@ Also a command line that regenerates docs/VALIDATION.md:
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -92,7 +93,8 @@ def list_suites(test_dir: Path) -> list[str]:
 
 
 def _start(test_dir: Path, suite: str, binary: Path, log) -> subprocess.Popen:
-    env = dict(os.environ, NS=str(binary), PATH=f"{test_dir.parents[2] / 'shim'}:{os.environ['PATH']}")
+    shim = test_dir.resolve().parents[2] / "shim"  # absolute: the suite runs in test_dir
+    env = dict(os.environ, NS=str(binary), PATH=f"{shim}:{os.environ['PATH']}")
     return subprocess.Popen(
         [f"./test-all-{suite}", "quiet"],
         cwd=test_dir,
@@ -103,24 +105,65 @@ def _start(test_dir: Path, suite: str, binary: Path, log) -> subprocess.Popen:
     )
 
 
-def run_side_by_side(suite: str, runs: dict[str, tuple[Path, Path]], log_dir: Path) -> dict[str, SuiteResult]:
+# Debian's packaged ns is the fixed reference: what its suites give is a function of its binary, the libraries and
+# tools the suites run with, the tarball's tree and this harness, so it is kept under the build cache, keyed by all
+# of them, and each suite runs on Debian's ns once per key (our binary runs every time). The packages: ns2 itself,
+# the Tcl, OTcl and tclcl it links, and perl and gzip, which the suites' templates compare outputs with.
+REFERENCE_PACKAGES = ["ns2", "libtcl8.6", "libotcl1", "libtclcl1", "perl", "gzip"]
+
+
+def reference_cache(binary: Path, tarball: Path, root: Path) -> Path:
+    """The folder holding the reference binary's suite results under this key (made when missing)."""
+    digest = hashlib.sha256()
+    for part in (binary.resolve().read_bytes(), tarball.read_bytes(), Path(__file__).read_bytes()):
+        digest.update(hashlib.sha256(part).digest())
+    for package in REFERENCE_PACKAGES:
+        version = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True)
+        digest.update(f"{package}={version.stdout.strip() if version.returncode == 0 else '-'}\n".encode())
+    folder = root / "validation-reference" / digest.hexdigest()[:20]
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _cached(cache: Path | None, suite: str) -> SuiteResult | None:
+    if cache is None or not (cache / f"{suite}.json").is_file():
+        return None
+    return SuiteResult(**json.loads((cache / f"{suite}.json").read_text()))
+
+
+def _keep(cache: Path, result: SuiteResult) -> None:
+    """Written whole, then renamed: a killed run leaves no half a result."""
+    partial = cache / f".{result.suite}.json.{os.getpid()}"
+    partial.write_text(json.dumps(result.__dict__, indent=1, sort_keys=True))
+    partial.replace(cache / f"{result.suite}.json")
+
+
+def run_side_by_side(
+    suite: str, runs: dict[str, tuple[Path, Path]], log_dir: Path, caches: dict[str, Path] | None = None
+) -> dict[str, SuiteResult]:
     """Run one suite for several binaries at once.
 
-    runs: label -> (tcl/test directory of that binary's own tree copy, binary).
+    runs: label -> (tcl/test directory of that binary's own tree copy, binary). caches: label -> the folder of
+    reference_cache for a binary whose results are kept; a suite found there does not run on that binary again.
+    A result that timed out is not kept.
     """
+    caches = caches or {}
     log_dir.mkdir(parents=True, exist_ok=True)
+    results = {label: found for label in runs if (found := _cached(caches.get(label), suite))}
     procs = {}
     for label, (test_dir, binary) in runs.items():
+        if label in results:
+            continue
         log = log_dir / f"{suite}.{label}.log"
         handle = open(log, "w")  # noqa: SIM115 -- closed once the child exits
         procs[label] = (_start(test_dir, suite, binary, handle), handle, log, binary)
-    results = {}
     for label, (proc, handle, log, binary) in procs.items():
+        timed_out = False
         try:
             code = proc.wait(timeout=SUITE_TIMEOUT_S)
         except subprocess.TimeoutExpired:
             proc.kill()
-            code = proc.wait()
+            code, timed_out = proc.wait(), True
         handle.close()
         results[label] = SuiteResult(
             suite=suite,
@@ -129,7 +172,9 @@ def run_side_by_side(suite: str, runs: dict[str, tuple[Path, Path]], log_dir: Pa
             outcomes=parse_template_output(log.read_text(errors="replace")),
             command=f"cd ns-2.35/tcl/test && NS={binary} ./test-all-{suite} quiet",
         )
-    return results
+        if label in caches and not timed_out:
+            _keep(caches[label], results[label])
+    return {label: results[label] for label in runs}
 
 
 def verdict(ours: SuiteResult, ref: SuiteResult) -> str:
@@ -168,6 +213,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--all", action="store_true", help="every test-all-* suite, not only the required ones")
     parser.add_argument("--suite", action="append", help="only this suite (repeatable), e.g. simple")
     parser.add_argument("--markdown", type=Path, help="write the table to this file (docs/VALIDATION.md)")
+    parser.add_argument(
+        "--no-cache", action="store_true", help="run every suite on the reference too, not only on a new key"
+    )
     args = parser.parse_args(argv)
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "ns2-patches"))
@@ -176,12 +224,14 @@ def main(argv: list[str] | None = None) -> int:
     tarball = ns2_build.ensure_tarball()
     trees = {label: prepare_tree(tarball, args.work / label) for label in ("ours", "reference")}
     suites = args.suite or (list_suites(trees["ours"]) if args.all else REQUIRED_SUITES)
+    caches = {} if args.no_cache else {"reference": reference_cache(args.reference, tarball, ns2_build.cache_root())}
     rows = []
     for i, suite in enumerate(suites, 1):
         res = run_side_by_side(
             suite,
             {"ours": (trees["ours"], args.ours.resolve()), "reference": (trees["reference"], args.reference)},
             args.work / "logs",
+            caches,
         )
         rows.append((res["ours"], res["reference"]))
         print(
@@ -222,7 +272,9 @@ Each suite runs as `NS=<binary> ./test-all-<suite> quiet` in `tcl/test` of its o
 the pinned tarball's tree; "passed" counts tests whose output is byte-identical to ns-2's
 gzipped reference output. A regression is a test that passes on Debian's `ns` and not on
 ours. The required suites are also checked on every CI run by
-`tests/ns2/test_validation_suites.py`.
+`tests/ns2/test_validation_suites.py`. Debian's results are kept in the build cache under a key of
+its binary, the packages it runs with, the tarball and this harness: each suite runs on Debian's `ns`
+once per key (`--no-cache` runs them again); ours runs every time.
 
 {table}{MARK_END}
 """

@@ -7,8 +7,9 @@ whose reference outputs predate later changes).
 
 from __future__ import annotations
 
+import ns2_build
 import pytest
-from suites import REQUIRED_SUITES, list_suites, prepare_tree, run_side_by_side
+from suites import REQUIRED_SUITES, list_suites, prepare_tree, reference_cache, run_side_by_side
 
 
 @pytest.fixture(scope="session")
@@ -21,16 +22,22 @@ def trees(tmp_path_factory, tarball, ns_binary, debian_ns):
     }
 
 
-def _run(suite, trees, tmp_path_factory, record_suite):
-    res = run_side_by_side(suite, trees, tmp_path_factory.mktemp(f"logs-{suite}"))
+@pytest.fixture(scope="session")
+def caches(tarball, debian_ns):
+    """Debian's results kept by key (suites.reference_cache): each suite runs on Debian's ns once per key."""
+    return {"reference": reference_cache(debian_ns, tarball, ns2_build.cache_root())}
+
+
+def _run(suite, trees, caches, tmp_path_factory, record_suite):
+    res = run_side_by_side(suite, trees, tmp_path_factory.mktemp(f"logs-{suite}"), caches)
     ours, ref = res["ours"], res["reference"]
     record_suite(ours, ref)
     return ours, ref
 
 
 @pytest.mark.parametrize("suite", REQUIRED_SUITES)
-def test_required_suite_passes(suite, trees, tmp_path_factory, record_suite):
-    ours, ref = _run(suite, trees, tmp_path_factory, record_suite)
+def test_required_suite_passes(suite, trees, caches, tmp_path_factory, record_suite):
+    ours, ref = _run(suite, trees, caches, tmp_path_factory, record_suite)
     assert ours.total > 0, f"test-all-{suite} ran no test: {ours.command}"
     failing = {t: o for t, o in ours.outcomes.items() if o != "pass"}
     assert not failing, f"test-all-{suite} on our ns: {failing} (rerun: {ours.command})"
@@ -38,12 +45,12 @@ def test_required_suite_passes(suite, trees, tmp_path_factory, record_suite):
     assert ours.passed >= ref.passed
 
 
-def test_no_suite_regresses_against_debian(trees, tmp_path_factory, record_suite):
+def test_no_suite_regresses_against_debian(trees, caches, tmp_path_factory, record_suite):
     others = [s for s in list_suites(trees["ours"][0]) if s not in REQUIRED_SUITES]
     assert len(others) > 50, f"expected the tree's ~100 suites, found {len(others)}"
     regressions = {}
     for suite in others:
-        ours, ref = _run(suite, trees, tmp_path_factory, record_suite)
+        ours, ref = _run(suite, trees, caches, tmp_path_factory, record_suite)
         lost = ref.passed - ours.passed
         if lost:
             regressions[suite] = sorted(lost)
