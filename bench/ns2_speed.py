@@ -232,8 +232,10 @@ NOTES: list[str] = [
     "|---|---|---|---|",
     "| `-O2` (kept) | 410-414 s (two builds at once, loaded machine) | 1 | — |",
     "| `-O2` + PGO (5 training runs, 14 s at -O2) | 885 s (loaded) | three sessions: 0.980, 1.032, "
-    "0.970 (the table above; its noise 0.975) | within noise; outputs byte-identical |",
-    "| `-O3` | 305 s (loaded) | two sessions: 1.044, 0.960 (the table above) | no gain; outputs byte-identical |",
+    "0.970 (the last with `--variant` beside a second copy of the kept binary, which measured 0.975: the "
+    "noise) | within noise; outputs byte-identical |",
+    "| `-O3` | 305 s (loaded) | two sessions: 1.044, 0.960 (the second with `--variant`) | no gain; outputs "
+    "byte-identical |",
     "| `-O2 -flto` | linked | — | not measured: the build's own check rejected it (an LTO binary's "
     "`.GCC.command.line` holds only the LTO link's options; the check now accepts that) |",
     "| `-O3 -flto` + PGO, `-march=x86-64-v2` | — | — | not built (time) |",
@@ -248,9 +250,10 @@ NOTES: list[str] = [
     "printf, and zeroing every packet's header area (ns-2 allocates room for every registered "
     "header): changes to the scenario library or to ns-2's source, not to its flags.",
     "",
-    "The kept build is byte for byte the binary every run key names (sha256 `249ff822d985…`); two cold "
-    "builds in two cache directories gave that same sha256. PGO, had it been kept, puts its flags and "
-    "every training file (ns2-patches/training/: five scenarios, and the project's tcl/ that runs them) in the key.",
+    "The build kept then was byte for byte the binary every run key named (its sha256 in each run's "
+    "manifest.json); two cold builds in two cache directories gave the same sha256. PGO, had it been kept, "
+    "puts its flags and every training file (ns2-patches/training/: five scenarios, and the project's tcl/ that "
+    "runs them) in the key.",
 ]
 
 
