@@ -169,25 +169,44 @@ def aggregate_runs(
 
 
 def draw(plan: Plan, results: str | Path, paper: str, kind: str, artifact_id: str, log: str | Path) -> list[Path]:
-    """Call the figure or table function an artifact entry names, on its experiment's tables."""
+    """One Snakemake job: the figure or table function an artifact entry names, on its experiment's tables, called
+    in a worker process (experiments.workflow.worker): matplotlib and pandas are imported once per worker, and two
+    jobs draw side by side instead of taking turns in Snakemake's threads."""
+    artifact = plan.artifact(paper, kind, artifact_id)
+
+    def source(experiment: str) -> tuple[str, dict]:
+        axes = axes_of(plan.docs[paper]["experiments"][experiment])
+        levels = {name: level_labels(axis) for name, axis in axes.items()}
+        return str(layout.experiment_dir(results, paper, experiment)), levels
+
+    sources = {role: source(artifact[role]) for role in ("experiment", "reference") if role in artifact}
+    module = plan.artifact_module(paper, kind, artifact_id)
+    out = layout.artifact(results, paper, kind, artifact_id)
+    written: list[Path] = []
+    worker.call(
+        f"{__name__}:draw_artifact", (module, artifact, sources, out), lambda e: written.append(Path(e["wrote"]))
+    )
+    Path(log).write_text("".join(f"wrote {path}\n" for path in written))
+    return written
+
+
+def draw_artifact(
+    module: str, artifact: dict, sources: dict[str, tuple[str, dict]], out: Path, emit: Callable[[dict], None]
+) -> None:
+    """draw's work, in its worker process: each file the function wrote emitted as {"wrote": path}."""
     import importlib
 
     from experiments.store.experiment_data import ExperimentData
 
-    artifact = plan.artifact(paper, kind, artifact_id)
-    module = importlib.import_module(plan.artifact_module(paper, kind, artifact_id))
+    def tables(role: str) -> ExperimentData:
+        directory, levels = sources[role]
+        return ExperimentData.load(Path(directory), list(levels), levels)
 
-    def tables(experiment: str) -> ExperimentData:
-        axes = axes_of(plan.docs[paper]["experiments"][experiment])
-        levels = {name: level_labels(axis) for name, axis in axes.items()}
-        return ExperimentData.load(layout.experiment_dir(results, paper, experiment), list(axes), levels)
-
-    data = tables(artifact["experiment"])
-    if "reference" in artifact:
-        data.reference = tables(artifact["reference"])
-    written = getattr(module, artifact["function"])(data, layout.artifact(results, paper, kind, artifact_id), artifact)
-    Path(log).write_text("".join(f"wrote {path}\n" for path in written))
-    return written
+    data = tables("experiment")
+    if "reference" in sources:
+        data.reference = tables("reference")
+    for path in getattr(importlib.import_module(module), artifact["function"])(data, out, artifact):
+        emit({"wrote": str(path)})
 
 
 def seed_round(plan: Plan, number: int, earlier: list[str], out: str | Path, log: str | Path) -> int:
