@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from parsers.journeys import require_unique
 from parsers.link_events import LinkEvents
+from parsers.packet_keys import lookup, packet_keys, require_unique, take_rows
 from parsers.run_meta import LinkTable
 from parsers.tables import SCHEMAS
 
@@ -15,17 +16,22 @@ def build_hops(events: LinkEvents, links: LinkTable) -> pa.Table:
     """One row per packet enqueued on a core link (DESIGN.md section 6, `hops`), sorted by time, link, uid."""
     enqueues, dequeues = events.core_enqueues, events.core_dequeues
     drops = events.drops.filter(links.role_is(events.drops["link"], "core"))
-    require_unique(enqueues, ["link", "uid"], "`+` events of one core link")
-    require_unique(dequeues, ["link", "uid"], "`-` events of one core link")
-    require_unique(drops, ["link", "uid"], "`d` events of one core link")
-    enqueues = enqueues.rename_columns({"time": "t_enqueue"})
-    dequeues = dequeues.rename_columns({"time": "t_dequeue"})
-    drops = pa.table({"link": drops["link"], "uid": drops["uid"], "dropped": pa.repeat(True, drops.num_rows)})
-    table = enqueues.join(dequeues, keys=["link", "uid"], join_type="left outer").join(
-        drops, keys=["link", "uid"], join_type="left outer"
-    )
-    table = table.set_column(table.schema.get_field_index("dropped"), "dropped", pc.fill_null(table["dropped"], False))
-    table = table.append_column("queue_delay", pc.subtract(table["t_dequeue"], table["t_enqueue"]))
-    table = table.sort_by([("t_enqueue", "ascending"), ("link", "ascending"), ("uid", "ascending")])
-    table = table.set_column(table.schema.get_field_index("link"), "link", links.name_of(table["link"]))
-    return table.select(SCHEMAS["hops"].names)
+    key, dequeue_key, drop_key = (packet_keys(part["uid"], part["link"]) for part in (enqueues, dequeues, drops))
+    require_unique(key, "`+` events of one core link")
+    require_unique(dequeue_key, "`-` events of one core link")
+    require_unique(drop_key, "`d` events of one core link")
+    order = np.lexsort((enqueues["uid"].to_numpy(), enqueues["link"].to_numpy(), enqueues["time"].to_numpy()))
+    enqueues, key = enqueues.take(order), key[order]
+    t_dequeue = take_rows(dequeues["time"], lookup(key, dequeue_key))
+    return pa.table(
+        {
+            "link": links.name_of(enqueues["link"]),
+            "fid": enqueues["fid"],
+            "uid": enqueues["uid"],
+            "size": enqueues["size"],
+            "t_enqueue": enqueues["time"],
+            "t_dequeue": t_dequeue,
+            "queue_delay": pc.subtract(t_dequeue, enqueues["time"]),
+            "dropped": pa.array(lookup(key, drop_key) >= 0),
+        }
+    ).cast(SCHEMAS["hops"])

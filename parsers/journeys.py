@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from parsers.link_events import LinkEvents
+from parsers.packet_keys import lookup, packet_keys, require_unique, take_rows
 from parsers.run_meta import LinkTable
 from parsers.tables import SCHEMAS
-
-
-def require_unique(table: pa.Table, keys: list[str], what: str) -> None:
-    """ns-2 gives every packet its own uid; a repeated key would make the joins ambiguous."""
-    if table.num_rows and table.group_by(keys).aggregate([]).num_rows != table.num_rows:
-        raise ValueError(f"packets.tr: a packet uid occurs twice in {what}; ns-2 uids are unique, is the trace mixed?")
 
 
 def drop_link_names(drops: pa.Table, links: LinkTable) -> pa.Array:
@@ -32,22 +28,41 @@ def ce_marked(flags: pa.ChunkedArray) -> pa.ChunkedArray:
     return pc.equal(pc.utf8_slice_codeunits(flags, _CE_FLAG, _CE_FLAG + 1), "E")
 
 
+def _flows(links: LinkTable, link: pa.ChunkedArray) -> np.ndarray:
+    """The flow of each row's link as floats, NaN where the link has none (so that it matches nothing)."""
+    return np.asarray(links.flow_of(link).to_numpy(zero_copy_only=False), dtype=float)
+
+
 def build_journeys(events: LinkEvents, links: LinkTable) -> pa.Table:
-    """One row per packet enqueued on an entry link (DESIGN.md section 6, `journeys`), sorted by entry time, uid."""
+    """One row per packet enqueued on an entry link (DESIGN.md section 6, `journeys`), sorted by entry time, uid.
+
+    Its exit is the `r` of the same uid on an exit link of the same flow; its drop, the `d` of the same uid."""
     enters, exits, drops = events.enters, events.exits, events.drops
-    require_unique(enters, ["uid"], "`+` events on entry links")
-    require_unique(exits, ["uid"], "`r` events on exit links")
-    require_unique(drops, ["uid"], "`d` events")
-    enters = enters.rename_columns({"time": "t_enter"}).append_column("flow", links.flow_of(enters["link"]))
-    exits = pa.table({"uid": exits["uid"], "flow": links.flow_of(exits["link"]), "t_exit": exits["time"],
-                      "marked": ce_marked(exits["flags"])})  # fmt: skip
-    drops = pa.table({"uid": drops["uid"], "drop_time": drops["time"], "drop_link": drop_link_names(drops, links)})
-    table = (
-        enters.drop_columns(["link"])
-        .join(exits, keys=["uid", "flow"], join_type="left outer")
-        .join(drops, keys="uid", join_type="left outer")
-    )
-    table = table.append_column("delay", pc.subtract(table["t_exit"], table["t_enter"]))
-    table = table.append_column("dropped", pc.is_valid(table["drop_time"]))
-    table = table.set_column(table.schema.get_field_index("marked"), "marked", pc.fill_null(table["marked"], False))
-    return table.sort_by([("t_enter", "ascending"), ("uid", "ascending")]).select(SCHEMAS["journeys"].names)
+    uid, exit_uid, drop_uid = (packet_keys(part["uid"]) for part in (enters, exits, drops))
+    require_unique(uid, "`+` events on entry links")
+    require_unique(exit_uid, "`r` events on exit links")
+    require_unique(drop_uid, "`d` events")
+    exit_row = lookup(uid, exit_uid)
+    matched = exit_row >= 0
+    matched[matched] = _flows(links, enters["link"])[matched] == _flows(links, exits["link"])[exit_row[matched]]
+    exit_row = np.where(matched, exit_row, -1)
+    drop_row = lookup(uid, drop_uid)
+    order = np.lexsort((uid, enters["time"].to_numpy()))
+    enters, exit_row, drop_row = enters.take(order), exit_row[order], drop_row[order]
+    t_exit = take_rows(exits["time"], exit_row)
+    return pa.table(
+        {
+            "fid": enters["fid"],
+            "uid": enters["uid"],
+            "seq": enters["seq"],
+            "ptype": enters["ptype"],
+            "size": enters["size"],
+            "t_enter": enters["time"],
+            "t_exit": t_exit,
+            "delay": pc.subtract(t_exit, enters["time"]),
+            "dropped": pa.array(drop_row >= 0),
+            "drop_time": take_rows(drops["time"], drop_row),
+            "drop_link": take_rows(drop_link_names(drops, links), drop_row),
+            "marked": pc.fill_null(take_rows(ce_marked(exits["flags"]), exit_row), False),
+        }
+    ).cast(SCHEMAS["journeys"])

@@ -155,7 +155,9 @@ RAW_OUTPUTS = (
     *(f"{kind}.tsv" for kind in TSV_KINDS),
 )
 # zstd with the float columns byte-stream-split: a third smaller than snappy on the per-packet tables
-# (bench/run_disk.py), read back identically.
+# (bench/run_disk.py), read back identically. Dictionary pages only for the text columns (link and packet type
+# names, the context's): on the per-packet times and uids, nearly all distinct, parquet built a dictionary only to
+# give it up, which made writing the per-packet tables slower and their files larger.
 COMPRESSION = "zstd"
 KINDS = tuple(SCHEMAS)
 REQUIRED_CONTEXT = ("seed", "run_key")
@@ -222,6 +224,7 @@ def write_table(table: pa.Table, kind: str, context: dict[str, Any], path: str |
     tmp = path.with_name(f".{path.name}.tmp")
     table = with_context(table, kind, context)
     floats = [field.name for field in table.schema if pa.types.is_floating(field.type)]
-    pq.write_table(table, tmp, compression=COMPRESSION, use_byte_stream_split=floats)
+    texts = [f.name for f in table.schema if pa.types.is_string(f.type) or pa.types.is_dictionary(f.type)]
+    pq.write_table(table, tmp, compression=COMPRESSION, use_byte_stream_split=floats, use_dictionary=texts)
     tmp.replace(path)
     return path

@@ -8,6 +8,12 @@ maximal sequence of one flow's consecutive data packets all dropped (loss_runs),
 window and a delivered packet ends it (counted_runs).
 
 Series per scope and `interval` (bins of entry time): e2e_delay_ms_mean and e2e_loss_pct.
+
+Computed on numpy arrays, one sort per scope: a run's few hundred thousand packets went through some forty pandas
+group-bys before, which cost more than the simulation of a short run. Means and standard deviations (ddof 0) are
+numpy's; a mean per bin or per flow sums in row order where pandas' group-by summed with Kahan's compensation, so a
+value may differ from that of the pandas code in its last bits (tests/experiments/test_e2e_definition.py keeps that
+code as the definition and compares).
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from experiments.measure.registry import LOSS_RUN_LENGTHS
 from experiments.measure.scopes import (
     TCP_HEADER_BYTES,
     core_link_specs,
-    group_scopes,
+    group_masks,
     metric_rows,
     named_groups,
     time_bins,
@@ -55,48 +61,88 @@ def flow_paths(params: dict) -> dict[int, FlowPath]:
     return paths
 
 
+def scope_masks(fids: np.ndarray, params: dict) -> list[tuple[str, np.ndarray]]:
+    """(scope, rows) of all, through (the flows crossing the whole core) and each flow group, in that order."""
+    through = [fid for fid, path in flow_paths(params).items() if path.through]
+    masks = group_masks(fids, named_groups(params))
+    masks.insert(1, ("through", np.isin(fids, through)))
+    return masks
+
+
 def e2e_scopes(packets: pd.DataFrame, params: dict, per_flow: bool = True) -> list[tuple[str, pd.DataFrame]]:
-    """(scope, its packets): all, through (the flows crossing the whole core), each flow group and, with
-    `per_flow`, each flow."""
-    paths = flow_paths(params)
-    through = [fid for fid, path in paths.items() if path.through]
-    scopes = group_scopes(packets, named_groups(params))
-    scopes.insert(1, ("through", packets[packets["fid"].isin(through)]))
+    """(scope, its packets): scope_masks' scopes and, with `per_flow`, each flow."""
+    scopes = [(scope, packets[mask]) for scope, mask in scope_masks(packets["fid"].to_numpy(), params)]
     if not per_flow:
         return scopes
     return scopes + [(f"flow{fid}", part) for fid, part in packets.groupby("fid", sort=True)]
 
 
-def _per_bin_loss(packets: pd.DataFrame, lost: pd.Series, warmup: float, interval: float) -> pd.Series:
-    per_bin = lost.groupby(time_bins(packets["t_enter"], warmup, interval)).agg(["sum", "count"])
-    return per_bin["sum"] / per_bin["count"] * 100
+def _mean(x: np.ndarray) -> float:
+    return float(x.mean()) if x.size else math.nan
 
 
-def e2e_values(packets: pd.DataFrame, warmup: float, interval: float, multi_flow: bool) -> dict[str, float]:
-    """The e2e metrics of one scope's settled data packets (see the module docstring)."""
-    delivered = packets[~packets["dropped"]]
-    delay_ms = delivered["delay"] * 1000
-    loss_pct = _per_bin_loss(packets, packets["dropped"], warmup, interval)
-    signalled_pct = _per_bin_loss(packets, packets["dropped"] | packets["marked"], warmup, interval)
-    values = {
-        "e2e_delay_ms_mean": delay_ms.mean(),
-        "e2e_delay_ms_std": delay_ms.std(ddof=0),
-        "e2e_loss_pct_mean": loss_pct.mean(),
-        "e2e_loss_pct_std": loss_pct.std(ddof=0),
-        "e2e_loss_marked_pct_mean": signalled_pct.mean(),
-        "e2e_loss_marked_pct_std": signalled_pct.std(ddof=0),
-        "e2e_packets": float(len(packets)),
-    }
-    if multi_flow:
-        flow_delay = delivered.groupby("fid")["delay"].mean() * 1000
-        flow_loss = packets.groupby("fid")["dropped"].mean() * 100
-        values |= {
-            "e2e_delay_ms_flow_mean": flow_delay.mean(),
-            "e2e_delay_ms_flow_std": flow_delay.std(ddof=0),
-            "e2e_loss_pct_flow_mean": flow_loss.mean(),
-            "e2e_loss_pct_flow_std": flow_loss.std(ddof=0),
+def _std(x: np.ndarray) -> float:
+    return float(x.std()) if x.size else math.nan
+
+
+def _group_means(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct keys, sorted, and the mean of `values` over each key's rows."""
+    distinct, at = np.unique(keys, return_inverse=True)
+    return distinct, np.bincount(at, weights=values, minlength=distinct.size) / np.bincount(at, minlength=distinct.size)
+
+
+@dataclass(frozen=True)
+class Packets:
+    """Settled data packets of one scope as arrays: flow, bin of entry time, delay in ms (NaN if dropped), fate."""
+
+    fid: np.ndarray
+    bin: np.ndarray
+    delay_ms: np.ndarray
+    dropped: np.ndarray
+    signalled: np.ndarray  # dropped or CE-marked
+
+    @classmethod
+    def of(cls, frame: pd.DataFrame, warmup: float, interval: float) -> Packets:
+        dropped = frame["dropped"].to_numpy(dtype=bool)
+        return cls(
+            fid=frame["fid"].to_numpy(),
+            bin=time_bins(frame["t_enter"], warmup, interval).to_numpy(dtype=float),
+            delay_ms=frame["delay"].to_numpy(dtype=float) * 1000,
+            dropped=dropped,
+            signalled=dropped | frame["marked"].to_numpy(dtype=bool),
+        )
+
+    def take(self, rows) -> Packets:
+        return Packets(*(getattr(self, name)[rows] for name in ("fid", "bin", "delay_ms", "dropped", "signalled")))
+
+    def scope(self, multi_flow: bool) -> tuple[dict[str, float], tuple, tuple]:
+        """(the scope's e2e values, its delay series (bins, ms), its loss series (bins, %)); see the module
+        docstring. `multi_flow` adds the spread across its flows (the _flow_ metrics)."""
+        bins, at = np.unique(self.bin, return_inverse=True)
+        sent = np.bincount(at, minlength=bins.size)
+        loss = np.bincount(at, weights=self.dropped, minlength=bins.size) / sent * 100
+        signalled = np.bincount(at, weights=self.signalled, minlength=bins.size) / sent * 100
+        delivered = ~self.dropped
+        delay = self.delay_ms[delivered]
+        values = {
+            "e2e_delay_ms_mean": _mean(delay),
+            "e2e_delay_ms_std": _std(delay),
+            "e2e_loss_pct_mean": _mean(loss),
+            "e2e_loss_pct_std": _std(loss),
+            "e2e_loss_marked_pct_mean": _mean(signalled),
+            "e2e_loss_marked_pct_std": _std(signalled),
+            "e2e_packets": float(self.fid.size),
         }
-    return values
+        if multi_flow:
+            flow_delay = _group_means(self.fid[delivered], delay)[1]
+            flow_loss = _group_means(self.fid, self.dropped.astype(float))[1] * 100
+            values |= {
+                "e2e_delay_ms_flow_mean": _mean(flow_delay),
+                "e2e_delay_ms_flow_std": _std(flow_delay),
+                "e2e_loss_pct_flow_mean": _mean(flow_loss),
+                "e2e_loss_pct_flow_std": _std(flow_loss),
+            }
+        return values, _group_means(self.bin[delivered], delay), (bins, loss)
 
 
 def loss_runs(data: pd.DataFrame) -> pd.DataFrame:
@@ -109,16 +155,17 @@ def loss_runs(data: pd.DataFrame) -> pd.DataFrame:
     delivered, so the run's length is known; a run that ends the trace, or is followed by a packet still in
     flight at the end, is not closed.
     """
-    flows = data[["fid", "t_enter", "dropped"]].assign(delivered=data["t_exit"].notna())
-    flows = flows.sort_values("fid", kind="stable")  # each flow's packets together, in entry order
-    same_flow_as_previous = flows["fid"].eq(flows["fid"].shift())
-    starts = flows["dropped"] & ~(flows["dropped"].shift(fill_value=False) & same_flow_as_previous)
-    next_delivered = flows["fid"].eq(flows["fid"].shift(-1)) & flows["delivered"].shift(-1, fill_value=False)
-    lost = flows.assign(run=starts.cumsum(), next_delivered=next_delivered)[flows["dropped"]]
-    runs = lost.groupby("run").agg(
-        fid=("fid", "first"), t_start=("t_enter", "first"), length=("fid", "size"), closed=("next_delivered", "last")
-    )
-    return runs.reset_index(drop=True)
+    order = np.argsort(data["fid"].to_numpy(), kind="stable")  # each flow's packets together, in entry order
+    fid, t_enter = data["fid"].to_numpy()[order], data["t_enter"].to_numpy(dtype=float)[order]
+    dropped, delivered = data["dropped"].to_numpy(dtype=bool)[order], data["t_exit"].notna().to_numpy()[order]
+    same_flow = fid[1:] == fid[:-1]  # row i + 1 is of row i's flow
+    starts = dropped & ~np.concatenate([[False], dropped[:-1] & same_flow])[: fid.size]
+    first = np.flatnonzero(starts)
+    # a run's packets are consecutive rows: its length counts its dropped rows, its last row is first + length - 1
+    length = np.bincount((np.cumsum(starts) - 1)[dropped], minlength=first.size).astype(np.int64)
+    next_delivered = np.concatenate([same_flow & delivered[1:], [False]])[: fid.size]
+    closed = next_delivered[first + length - 1]
+    return pd.DataFrame({"fid": fid[first], "t_start": t_enter[first], "length": length, "closed": closed})
 
 
 def counted_runs(runs: pd.DataFrame, warmup: float, end: float) -> pd.DataFrame:
@@ -127,15 +174,22 @@ def counted_runs(runs: pd.DataFrame, warmup: float, end: float) -> pd.DataFrame:
     return runs[(runs["t_start"] >= warmup) & (runs["t_start"] < end) & runs["closed"]]
 
 
-def loss_run_values(lengths: pd.Series) -> dict[str, float]:
+def loss_run_values(lengths) -> dict[str, float]:
     """e2e_loss_run_<k>_pct for k in LOSS_RUN_LENGTHS and e2e_loss_run_mean of the runs' lengths (nan if none)."""
+    lengths = np.asarray(lengths)
     names = [f"e2e_loss_run_{k}_pct" for k in LOSS_RUN_LENGTHS]
-    if lengths.empty:
+    if not lengths.size:
         return dict.fromkeys([*names, "e2e_loss_run_mean"], math.nan)
-    shares = lengths.value_counts(normalize=True) * 100
-    return {name: float(shares.get(k, 0.0)) for name, k in zip(names, LOSS_RUN_LENGTHS, strict=True)} | {
-        "e2e_loss_run_mean": float(lengths.mean())
+    shares = {
+        name: np.count_nonzero(lengths == k) / lengths.size * 100
+        for name, k in zip(names, LOSS_RUN_LENGTHS, strict=True)
     }
+    return shares | {"e2e_loss_run_mean": float(lengths.mean())}
+
+
+def _series(scope: str, delay: tuple, loss: tuple) -> list[dict]:
+    rows = [{"scope": scope, "metric": "e2e_delay_ms_mean", "t": t, "value": v} for t, v in zip(*delay, strict=True)]
+    return rows + [{"scope": scope, "metric": "e2e_loss_pct", "t": t, "value": v} for t, v in zip(*loss, strict=True)]
 
 
 def e2e_metrics(journeys: pd.DataFrame, params: dict, warmup: float, end: float, interval: float):
@@ -144,69 +198,32 @@ def e2e_metrics(journeys: pd.DataFrame, params: dict, warmup: float, end: float,
     window = data[(data["t_enter"] >= warmup) & (data["t_enter"] < end)]
     settled = window[window["dropped"] | window["t_exit"].notna()]  # not still in flight at the end
     runs = counted_runs(loss_runs(data), warmup, end)
+    packets = Packets.of(settled, warmup, interval)
+    run_fids, run_lengths = runs["fid"].to_numpy(), runs["length"].to_numpy()
     rows, series = [], []
-    for scope, packets in e2e_scopes(settled, params, per_flow=False):
-        if packets.empty:
+    for scope, mask in scope_masks(packets.fid, params):
+        if not mask.any():
             continue
-        rows += metric_rows(scope, e2e_values(packets, warmup, interval, multi_flow=True))
-        rows += metric_rows(scope, loss_run_values(runs.loc[runs["fid"].isin(packets["fid"].unique()), "length"]))
-        delivered = packets[~packets["dropped"]]
-        mean_delay = delivered.groupby(time_bins(delivered["t_enter"], warmup, interval))["delay"].mean() * 1000
-        loss_pct = _per_bin_loss(packets, packets["dropped"], warmup, interval)
-        series += [{"scope": scope, "metric": "e2e_delay_ms_mean", "t": t, "value": v} for t, v in mean_delay.items()]
-        series += [{"scope": scope, "metric": "e2e_loss_pct", "t": t, "value": v} for t, v in loss_pct.items()]
+        part = packets.take(mask)
+        values, delay, loss = part.scope(multi_flow=True)
+        rows += metric_rows(scope, values | loss_run_values(run_lengths[np.isin(run_fids, part.fid)]))
+        series += _series(scope, delay, loss)
     flow_rows, flow_series = flow_e2e(settled, runs, warmup, interval)
     return rows + flow_rows, series + flow_series
 
 
 def flow_e2e(settled: pd.DataFrame, runs: pd.DataFrame, warmup: float, interval: float):
-    """(metrics rows, series rows) of every flow<fid> scope at once: the values e2e_values (one flow: no _flow_
-    metrics), loss_run_values and the two series give each flow's packets, computed by groupby instead of a
-    scope at a time (a run of 100 flows made the per-scope loop the slowest part of aggregation)."""
-    if settled.empty:
-        return [], []
-    packets = settled.assign(
-        bin=time_bins(settled["t_enter"], warmup, interval), signalled=settled["dropped"] | settled["marked"]
-    )
-    delivered = packets[~packets["dropped"]]
-    delay = (delivered["delay"] * 1000).groupby(delivered["fid"])
-    per_bin = packets.groupby(["fid", "bin"]).agg(
-        lost=("dropped", "sum"), signalled=("signalled", "sum"), n=("dropped", "size")
-    )
-    loss = (per_bin["lost"] / per_bin["n"] * 100).groupby(level="fid")
-    signalled = (per_bin["signalled"] / per_bin["n"] * 100).groupby(level="fid")
-    fids = np.sort(packets["fid"].unique())
-    values = pd.DataFrame(
-        {
-            "e2e_delay_ms_mean": delay.mean(),
-            "e2e_delay_ms_std": delay.std(ddof=0),
-            "e2e_loss_pct_mean": loss.mean(),
-            "e2e_loss_pct_std": loss.std(ddof=0),
-            "e2e_loss_marked_pct_mean": signalled.mean(),
-            "e2e_loss_marked_pct_std": signalled.std(ddof=0),
-            "e2e_packets": packets.groupby("fid").size().astype(float),
-        }
-    ).reindex(fids)
-    runs = runs[runs["fid"].isin(fids)]
-    counts = runs.groupby(["fid", "length"]).size().unstack(fill_value=0)
-    shares = counts.div(counts.sum(axis=1), axis=0).reindex(columns=list(LOSS_RUN_LENGTHS), fill_value=0) * 100
-    shares.columns = [f"e2e_loss_run_{k}_pct" for k in LOSS_RUN_LENGTHS]
-    shares["e2e_loss_run_mean"] = runs.groupby("fid")["length"].mean()
-    values = values.join(shares.reindex(fids))  # a flow without a counted run: nan, as loss_run_values gives
-    rows = [
-        {"scope": f"flow{fid}", "metric": metric, "value": float(value)}
-        for fid, line in zip(fids, values.itertuples(index=False), strict=True)
-        for metric, value in zip(values.columns, line, strict=True)
-    ]
-    delay_series = (delivered["delay"] * 1000).groupby([delivered["fid"], delivered["bin"]]).mean()
-    loss_series = per_bin["lost"] / per_bin["n"] * 100
-    series = []
-    for fid in fids:
-        series += [
-            {"scope": f"flow{fid}", "metric": "e2e_delay_ms_mean", "t": t, "value": v}
-            for t, v in delay_series.get(fid, pd.Series(dtype=float)).items()
-        ]
-        series += [
-            {"scope": f"flow{fid}", "metric": "e2e_loss_pct", "t": t, "value": v} for t, v in loss_series[fid].items()
-        ]
+    """(metrics rows, series rows) of every flow<fid> scope: its packets' values as a scope of one flow (no _flow_
+    metrics), its counted loss runs' values and its two series; flows in fid order."""
+    packets = Packets.of(settled, warmup, interval)
+    order = np.argsort(packets.fid, kind="stable")
+    packets = packets.take(order)
+    fids, starts = np.unique(packets.fid, return_index=True)
+    run_fids, run_lengths = runs["fid"].to_numpy(), runs["length"].to_numpy()
+    rows, series = [], []
+    ends = np.append(starts[1:], packets.fid.size)[: fids.size]
+    for fid, lo, hi in zip(fids, starts, ends, strict=True):
+        values, delay, loss = packets.take(slice(lo, hi)).scope(multi_flow=False)
+        rows += metric_rows(f"flow{fid}", values | loss_run_values(run_lengths[run_fids == fid]))
+        series += _series(f"flow{fid}", delay, loss)
     return rows, series

@@ -37,6 +37,9 @@ def link_metrics(
     `capacity_bps`: every core link's bandwidth, or one per core link (core_link_specs: core_links overrides
     applied), so that a link's utilization is measured against its own capacity."""
     rows, series = [], []
+    # the packets that left each link's queue (not dropped) after warmup, split by link once
+    kept = None if hops is None else hops[(hops["t_enqueue"] >= warmup) & ~hops["dropped"]]
+    kept_of = {} if kept is None else dict(tuple(kept.groupby("link", sort=False)[["t_enqueue", "queue_delay"]]))
     for link, samples in queue.groupby("link", sort=True):
         capacity = capacity_bps if isinstance(capacity_bps, int | float) else capacity_bps[int(link[4:])]
         samples = samples[samples["time"].between(warmup - 1e-9, end + 1e-9)].sort_values("time")
@@ -45,7 +48,7 @@ def link_metrics(
         first, last = samples.iloc[0], samples.iloc[-1]
         span = last["time"] - first["time"]
         arrived = last["arrivals_packets"] - first["arrivals_packets"]
-        delays = None if hops is None else delays_of(hops, link, warmup)
+        delays = None if kept is None else kept_of.get(link, kept.iloc[0:0][["t_enqueue", "queue_delay"]])
         values = {
             "utilization_pct": (last["departures_bytes"] - first["departures_bytes"]) * 8 / (span * capacity) * 100,
             "drop_pct": (last["drops_packets"] - first["drops_packets"]) / arrived * 100 if arrived else math.nan,
@@ -142,12 +145,6 @@ def queue_pkts_series(queue: pd.DataFrame, end: float = math.inf) -> pd.DataFram
     return pd.DataFrame(
         {"scope": samples["link"], "metric": "queue_pkts", "t": samples["time"], "value": samples["size_packets"]}
     ).astype({"value": float})
-
-
-def delays_of(hops: pd.DataFrame, link: str, warmup: float) -> pd.DataFrame:
-    """Enqueue time and queueing delay of the packets that left `link`'s queue (not dropped)."""
-    kept = hops[(hops["link"] == link) & (hops["t_enqueue"] >= warmup) & ~hops["dropped"]]
-    return kept[["t_enqueue", "queue_delay"]]
 
 
 def _link_series(link, samples, delays, capacity_bps, warmup, interval) -> list[dict]:

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.measure.curves import LinkCurves, binned_curves, summary_curves
-from experiments.measure.e2e import e2e_scopes, flow_paths
+from experiments.measure.e2e import flow_paths, scope_masks
 from experiments.measure.scopes import TCP_HEADER_BYTES, metric_rows, time_bins
 
 
@@ -78,56 +78,69 @@ def bound_metrics(
     series e2e_delay_bound_ms per flow and bin (t = bin start)."""
     paths = flow_paths(params)
     link_curves = {int(name.removeprefix("core")): curve for name, curve in by_link.items()}
+    judgeable = {fid: p for fid, p in paths.items() if p.links and all(i in link_curves for i in p.links)}
     data = journeys[~((journeys["ptype"] == "tcp") & (journeys["size"] <= TCP_HEADER_BYTES))]
     delivered = data[~data["dropped"] & data["t_exit"].between(warmup + interval, end, inclusive="left")]
-    edges = np.arange(warmup, end - interval + 1e-9, interval)
-    judged, series, bin_ds = [], [], {}
-    judgeable = {fid: p for fid, p in paths.items() if p.links and all(i in link_curves for i in p.links)}
     delivered = delivered[delivered["fid"].isin(list(judgeable))]
-    # per-flow values looked up by dict (vectorised), not by a Python call per packet
-    links_of, nodes_of, propagation_of = (
-        {fid: getattr(p, field) for fid, p in judgeable.items()} for field in ("links", "nodes", "propagation_s")
-    )
+    fid, exits, delay = (delivered[c].to_numpy() for c in ("fid", "t_exit", "delay"))
+    edges = np.arange(warmup, end - interval + 1e-9, interval)
     # Flows over the same core links share D_avg: one curve evaluation per set of links, for all their packets.
-    for links, packets in delivered.groupby(delivered["fid"].map(links_of), sort=False):
-        nodes = packets["fid"].map(nodes_of).to_numpy(dtype=float)
-        propagation = packets["fid"].map(propagation_of).to_numpy(dtype=float)
-        exits = packets["t_exit"].to_numpy()
+    flows = np.unique(fid)
+    bin_d_of, packet_over, bin_fids, bin_over = {}, np.zeros(fid.size, dtype=bool), [], []
+    for links in dict.fromkeys(judgeable[int(f)].links for f in flows):
+        members = [f for f in flows if judgeable[int(f)].links == links]
+        in_group = np.isin(fid, members)
+        own_fid, own_exits, own_delay = fid[in_group], exits[in_group], delay[in_group]
+        of_flow = {f: own_fid == f for f in members}
+        bound = np.zeros(own_fid.size)
         # per packet: D_avg over the interval before its exit, the largest over the flow's core links
-        d_avg = np.max([link_curves[i].delay.mean(exits - interval, exits) for i in links], axis=0)
-        over_pkt = packets["delay"].to_numpy() > nodes * d_avg + propagation
-        judged.append(pd.DataFrame({"fid": packets["fid"].to_numpy(), "over_pkt": over_pkt, "bin_over": np.nan}))
+        d_avg = np.max([link_curves[i].delay.mean(own_exits - interval, own_exits) for i in links], axis=0)
+        for f, mine in of_flow.items():
+            bound[mine] = judgeable[int(f)].nodes * d_avg[mine] + judgeable[int(f)].propagation_s
+        packet_over[in_group] = own_delay > bound
         # per bin of exit time: each flow's mean delay in the bin against the bin's D_avg
-        bin_ds[links] = np.max([link_curves[i].delay.mean(edges, edges + interval) for i in links], axis=0)
-        bin_d = pd.Series(bin_ds[links], index=edges)
-        mean_delay = packets.groupby([packets["fid"], time_bins(packets["t_exit"], warmup, interval)])["delay"].mean()
-        flow_of = mean_delay.index.get_level_values(0)
-        path_of = [judgeable[int(f)] for f in flow_of]
-        bound = np.array([p.nodes for p in path_of]) * bin_d.reindex(mean_delay.index.get_level_values(1)).to_numpy()
-        bound += np.array([p.propagation_s for p in path_of])
-        judged.append(
-            pd.DataFrame(
-                {"fid": flow_of, "over_pkt": np.nan, "bin_over": (mean_delay.to_numpy() > bound).astype(float)}
-            )
-        )
-    for fid in sorted(delivered["fid"].unique()):
-        path = judgeable[int(fid)]
-        bin_bound = path.nodes * bin_ds[path.links] + path.propagation_s
+        bin_d_of[links] = np.max([link_curves[i].delay.mean(edges, edges + interval) for i in links], axis=0)
+        bins = time_bins(own_exits, warmup, interval)
+        for f, mine in of_flow.items():
+            flow_bins, mean_delay = _bin_means(bins[mine], own_delay[mine])
+            at = np.minimum(np.searchsorted(edges, flow_bins), edges.size - 1)
+            bin_bound = judgeable[int(f)].nodes * bin_d_of[links][at] + judgeable[int(f)].propagation_s
+            bin_fids.append(np.full(flow_bins.size, f))
+            bin_over.append((edges[at] == flow_bins) & (mean_delay > bin_bound))  # a bin off the edges: not over
+    series = []
+    for f in flows:
+        path = judgeable[int(f)]
+        bin_bound = path.nodes * bin_d_of[path.links] + path.propagation_s
         series += [
-            {"scope": f"flow{fid}", "metric": "e2e_delay_bound_ms", "t": t, "value": v * 1000}
+            {"scope": f"flow{f}", "metric": "e2e_delay_bound_ms", "t": t, "value": v * 1000}
             for t, v in zip(edges, bin_bound, strict=True)
         ]
-    if not judged:
+    if not fid.size:
         return [], series
-    table = pd.concat(judged, ignore_index=True)
+    bin_fids, bin_over = np.concatenate(bin_fids), np.concatenate(bin_over)
+    per_bin, per_packet = dict(scope_masks(bin_fids, params)), dict(scope_masks(fid, params))
     rows = []
-    for scope, part in e2e_scopes(table, params):
-        if len(part):
+    for scope in per_packet:
+        if per_packet[scope].any():
             rows += metric_rows(
                 scope,
                 {
-                    "e2e_bound_excess_pct": part["bin_over"].mean() * 100,
-                    "e2e_bound_excess_pkt_pct": part["over_pkt"].mean() * 100,
+                    "e2e_bound_excess_pct": bin_over[per_bin[scope]].mean() * 100,
+                    "e2e_bound_excess_pkt_pct": packet_over[per_packet[scope]].mean() * 100,
                 },
             )
+    for f in flows:
+        rows += metric_rows(
+            f"flow{f}",
+            {
+                "e2e_bound_excess_pct": bin_over[bin_fids == f].mean() * 100,
+                "e2e_bound_excess_pkt_pct": packet_over[fid == f].mean() * 100,
+            },
+        )
     return rows, series
+
+
+def _bin_means(bins: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct bins, sorted, and the mean of `values` in each."""
+    distinct, at = np.unique(bins, return_inverse=True)
+    return distinct, np.bincount(at, weights=values, minlength=distinct.size) / np.bincount(at, minlength=distinct.size)

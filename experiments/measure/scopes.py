@@ -36,13 +36,19 @@ def flow_groups(params: dict, fids) -> dict[int, str] | None:
     return groups if all(int(fid) in groups for fid in fids) else None
 
 
+def group_masks(fids: np.ndarray, groups: dict[int, str] | None) -> list[tuple[str, np.ndarray]]:
+    """("all", every row), then ("group:<name>", its rows) per group present, by name; a row whose fid has no group
+    is only in all."""
+    masks = [("all", np.ones(len(fids), dtype=bool))]
+    present = {int(fid) for fid in np.unique(fids)}
+    for name in sorted({name for fid, name in (groups or {}).items() if fid in present}):
+        masks.append((f"group:{name}", np.isin(fids, [fid for fid, group in groups.items() if group == name])))
+    return masks
+
+
 def group_scopes(frame: pd.DataFrame, groups: dict[int, str] | None) -> list[tuple[str, pd.DataFrame]]:
-    """("all", frame), then ("group:<name>", its rows) per group present; rows of a fid without a group only in all."""
-    scopes = [("all", frame)]
-    if groups:
-        named = frame["fid"].map(groups)
-        scopes += [(f"group:{name}", part) for name, part in frame.groupby(named, sort=True)]
-    return scopes
+    """group_masks' scopes of a frame with a fid column: (scope, its rows, in frame order)."""
+    return [(scope, frame[mask]) for scope, mask in group_masks(frame["fid"].to_numpy(), groups)]
 
 
 def nearest_rows(index: pd.Index, times, tolerance: float | None = None) -> np.ndarray:

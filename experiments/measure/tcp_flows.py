@@ -50,7 +50,7 @@ def per_flow_metrics(flows: pd.DataFrame, warmup: float, end: float) -> pd.DataF
     t_first, t_last = delivered.index[first], delivered.index[last]
     window = flows[flows["time"].between(t_first, t_last)]
     span = t_last - t_first
-    decreases = window.sort_values("time").groupby("fid")["cwnd"].agg(lambda c: int((c.diff() < 0).sum()))
+    decreases = cwnd_decreases(window)
     return pd.DataFrame(
         {
             "goodput_Bps": (delivered.iloc[last] - delivered.iloc[first]) / span if span > 0 else math.nan,
@@ -59,6 +59,15 @@ def per_flow_metrics(flows: pd.DataFrame, warmup: float, end: float) -> pd.DataF
             "cwnd_epochs_per_s": decreases / span if span > 0 else math.nan,
         }
     ).astype(float)
+
+
+def cwnd_decreases(samples: pd.DataFrame) -> pd.Series:
+    """Per fid (sorted): how many of its samples, in time order, have a smaller cwnd than the one before."""
+    order = np.lexsort((samples["time"].to_numpy(), samples["fid"].to_numpy()))
+    fid, cwnd = samples["fid"].to_numpy()[order], samples["cwnd"].to_numpy(dtype=float)[order]
+    fids, at = np.unique(fid, return_inverse=True)
+    decrease = (cwnd[1:] < cwnd[:-1]) & (fid[1:] == fid[:-1])
+    return pd.Series(np.bincount(at[1:][decrease], minlength=fids.size), index=pd.Index(fids, name="fid"))
 
 
 def goodput_since_start(flows: pd.DataFrame, starts: dict[int, float], end: float) -> pd.Series:

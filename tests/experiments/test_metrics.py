@@ -20,7 +20,7 @@ from experiments.measure.links import (
 from experiments.measure.per_hop import bound_metrics, link_curves, node_metrics
 from experiments.measure.run import run_metrics
 from experiments.measure.scopes import core_link_specs, flow_groups
-from experiments.measure.tcp_flows import flow_metrics, jain_index, worst_case_fairness
+from experiments.measure.tcp_flows import cwnd_decreases, flow_metrics, jain_index, worst_case_fairness
 
 QUEUE = pd.DataFrame(
     {
@@ -548,3 +548,17 @@ def test_settle_metrics_are_named_by_level_and_time_and_need_the_average():
         {"scope": "core0", "metric": "queue_ave_settle_20_s@0", "value": 0.0},
     ]
     assert settle_metrics(samples.assign(var="cur_max_p_"), [(0.5, 10)], end=3.0) == []
+
+
+def test_cwnd_decreases_count_each_flow_s_drops_in_time_order():
+    # rows out of time order and flows interleaved: flow 2's 8 -> 4 and 6 -> 3 count, its 4 -> 6 does not; flow 1's
+    # last sample (10) is higher than flow 2's first (8) but belongs to another flow; a missing cwnd compares false
+    samples = pd.DataFrame(
+        {
+            "time": [2.0, 0.0, 1.0, 0.0, 1.0, 3.0, 2.0, 3.0],
+            "fid": [2, 1, 1, 2, 2, 2, 1, 1],
+            "cwnd": [6.0, 4.0, 5.0, 8.0, 4.0, 3.0, math.nan, 10.0],
+        }
+    )
+    got = cwnd_decreases(samples)
+    assert got.to_dict() == {1: 0, 2: 2}
