@@ -155,24 +155,12 @@ def _link_series(link, samples, delays, capacity_bps, warmup, interval) -> list[
     steps = at_edges.diff().iloc[1:]
     steps.index = at_edges.index[:-1]  # each step belongs to the interval it starts
     out = []
-    for t, step in steps.iterrows():
-        out.append(
-            {
-                "scope": link,
-                "metric": "utilization_pct",
-                "t": t,
-                "value": step["departures_bytes"] * 8 / (interval * capacity_bps) * 100,
-            }
-        )
-        if step["arrivals_packets"]:
-            out.append(
-                {
-                    "scope": link,
-                    "metric": "drop_pct",
-                    "t": t,
-                    "value": step["drops_packets"] / step["arrivals_packets"] * 100,
-                }
-            )
+    utilization = steps["departures_bytes"].to_numpy() * 8 / (interval * capacity_bps) * 100
+    arrivals, drops = steps["arrivals_packets"].to_numpy(), steps["drops_packets"].to_numpy()
+    for t, used, arrived, dropped in zip(steps.index, utilization, arrivals, drops, strict=True):
+        out.append({"scope": link, "metric": "utilization_pct", "t": t, "value": used})
+        if arrived:
+            out.append({"scope": link, "metric": "drop_pct", "t": t, "value": dropped / arrived * 100})
     inside = samples[samples["time"] < edges[-1]]  # the sample at the very end opens no interval
     queue = inside.assign(t=time_bins(inside["time"], warmup, interval)).groupby("t")["size_bytes"].mean()
     out += [{"scope": link, "metric": "queue_bytes_mean", "t": t, "value": v} for t, v in queue.items()]
