@@ -210,14 +210,15 @@ proc repro::knob_names {obj} {
         foreach c [concat $cls [$cls info heritage]] {
             lappend candidates {*}[$c info vars]
         }
+        set candidates [lsort -unique $candidates]
         set own [$obj info vars]
         set bound {}
-        foreach var [lsort -unique $candidates] {
+        foreach var $candidates {
             if {$var ni $own && ![catch {$obj set $var}]} {
                 lappend bound $var
             }
         }
-        set bound_knobs($cls) [list [lsort -unique $candidates] $bound]
+        set bound_knobs($cls) [list $candidates $bound]
     }
     lassign $bound_knobs($cls) candidates names
     foreach var [$obj info vars] {
