@@ -85,7 +85,7 @@ def _std(x: np.ndarray) -> float:
     return float(x.std()) if x.size else math.nan
 
 
-def _group_means(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def group_means(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct keys, sorted, and the mean of `values` over each key's rows."""
     distinct, at = np.unique(keys, return_inverse=True)
     return distinct, np.bincount(at, weights=values, minlength=distinct.size) / np.bincount(at, minlength=distinct.size)
@@ -134,15 +134,15 @@ class Packets:
             "e2e_packets": float(self.fid.size),
         }
         if multi_flow:
-            flow_delay = _group_means(self.fid[delivered], delay)[1]
-            flow_loss = _group_means(self.fid, self.dropped.astype(float))[1] * 100
+            flow_delay = group_means(self.fid[delivered], delay)[1]
+            flow_loss = group_means(self.fid, self.dropped.astype(float))[1] * 100
             values |= {
                 "e2e_delay_ms_flow_mean": _mean(flow_delay),
                 "e2e_delay_ms_flow_std": _std(flow_delay),
                 "e2e_loss_pct_flow_mean": _mean(flow_loss),
                 "e2e_loss_pct_flow_std": _std(flow_loss),
             }
-        return values, _group_means(self.bin[delivered], delay), (bins, loss)
+        return values, group_means(self.bin[delivered], delay), (bins, loss)
 
 
 def loss_runs(data: pd.DataFrame) -> pd.DataFrame:

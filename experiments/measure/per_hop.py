@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.measure.curves import LinkCurves, binned_curves, summary_curves
-from experiments.measure.e2e import flow_paths, scope_masks
+from experiments.measure.e2e import flow_paths, group_means, scope_masks
 from experiments.measure.scopes import TCP_HEADER_BYTES, metric_rows, time_bins
 
 
@@ -102,7 +102,7 @@ def bound_metrics(
         bin_d_of[links] = np.max([link_curves[i].delay.mean(edges, edges + interval) for i in links], axis=0)
         bins = time_bins(own_exits, warmup, interval)
         for f, mine in of_flow.items():
-            flow_bins, mean_delay = _bin_means(bins[mine], own_delay[mine])
+            flow_bins, mean_delay = group_means(bins[mine], own_delay[mine])
             at = np.minimum(np.searchsorted(edges, flow_bins), edges.size - 1)
             bin_bound = judgeable[int(f)].nodes * bin_d_of[links][at] + judgeable[int(f)].propagation_s
             bin_fids.append(np.full(flow_bins.size, f))
@@ -138,9 +138,3 @@ def bound_metrics(
             },
         )
     return rows, series
-
-
-def _bin_means(bins: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct bins, sorted, and the mean of `values` in each."""
-    distinct, at = np.unique(bins, return_inverse=True)
-    return distinct, np.bincount(at, weights=values, minlength=distinct.size) / np.bincount(at, minlength=distinct.size)
