@@ -21,7 +21,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
-from perfdoc import run_child, write_section  # noqa: E402
+from perfdoc import publish, run_child  # noqa: E402
 
 MARK_BEGIN, MARK_END = "<!-- dry-run:begin -->", "<!-- dry-run:end -->"
 COMMAND = [str(REPO / ".venv" / "bin" / "snakemake"), "-n", "reproduce-all", "--quiet"]
@@ -51,9 +51,7 @@ def main() -> int:
         side: {k: statistics.median(t[k] for t in times) for k in ("wall", "cpu")} for side, times in sides.items()
     }
     section = markdown(medians, args)
-    print(section)
-    if args.markdown:
-        write_section(args.markdown, section, MARK_BEGIN, MARK_END)
+    publish(section, args.markdown, MARK_BEGIN, MARK_END)
     return 0
 
 

@@ -37,7 +37,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
-from perfdoc import write_section  # noqa: E402
+from perfdoc import publish  # noqa: E402
 
 WORKLOAD = REPO / "bench" / "workloads" / "http_connections.tcl"
 MODES = ("new", "reset")
@@ -196,9 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     build_key = json.loads(manifest.read_text())["key"] if manifest.exists() else "unknown"
     samples, micro = measure(ns, args.flows, args.duration, args.repeats, args.micro_count)
     section = render(args, summarise(samples, micro), build_key)
-    print(section)
-    if args.markdown:
-        write_section(args.markdown, section, MARK_BEGIN, MARK_END)
+    publish(section, args.markdown, MARK_BEGIN, MARK_END)
     return 0
 
 

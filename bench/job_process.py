@@ -30,7 +30,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
-from perfdoc import process_recorder, recorded_processes, write_section  # noqa: E402
+from perfdoc import process_recorder, publish, recorded_processes  # noqa: E402
 
 MARK_BEGIN, MARK_END = "<!-- job-process:begin -->", "<!-- job-process:end -->"
 
@@ -95,9 +95,7 @@ def main() -> int:
             if made:
                 subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(made)])
     section = markdown(times, args)
-    print(section)
-    if args.markdown:
-        write_section(args.markdown, section, MARK_BEGIN, MARK_END)
+    publish(section, args.markdown, MARK_BEGIN, MARK_END)
     return 0
 
 

@@ -46,7 +46,7 @@ sys.path.insert(0, str(REPO / "tests" / "ns2"))
 sys.path.insert(0, str(REPO / "bench"))
 
 import ns2_build  # noqa: E402
-from perfdoc import write_section  # noqa: E402
+from perfdoc import publish  # noqa: E402
 from suites import prepare_tree  # noqa: E402
 
 # (suite script, test name): among the slowest tests of their suites.
@@ -361,9 +361,7 @@ def main(argv: list[str] | None = None) -> int:
     ir = None if args.no_callgrind else instruction_counts({"ours": binaries["ours"], "debian": args.debian})
     command = ".venv/bin/python bench/ns2_speed.py " + " ".join(argv if argv is not None else sys.argv[1:])
     section = markdown(samples, binaries, args.repeats, ref_version, ir, command)
-    print(section)
-    if args.markdown:
-        write_section(args.markdown, section, MARK_BEGIN, MARK_END)
+    publish(section, args.markdown, MARK_BEGIN, MARK_END)
     return 0
 
 

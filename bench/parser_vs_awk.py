@@ -29,7 +29,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
-from perfdoc import write_section  # noqa: E402
+from perfdoc import publish  # noqa: E402
 
 NS = REPO / "build" / "ns2" / "ns"
 WORKLOAD = REPO / "bench" / "workloads" / "long_dumbbell.tcl"
@@ -256,9 +256,7 @@ def main() -> None:
             wall, rss = run_child(cli, tmp / "out", cwd=REPO)
             full[name] = {"wall": wall, "rss": rss}
     section = render(args, mb, lines, groups, samples, full)
-    print(section)
-    if args.markdown:
-        write_section(args.markdown, section, MARK_BEGIN, MARK_END)
+    publish(section, args.markdown, MARK_BEGIN, MARK_END)
 
 
 if __name__ == "__main__":

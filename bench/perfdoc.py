@@ -27,6 +27,13 @@ def write_section(path: Path, section: str, begin: str, end: str) -> None:
     path.write_text(text)
 
 
+def publish(section: str, markdown: Path | None, begin: str, end: str) -> None:
+    """A benchmark's ending: print its section, and write it into `markdown` (its --markdown file) when given."""
+    print(section)
+    if markdown:
+        write_section(markdown, section, begin, end)
+
+
 @dataclass(frozen=True)
 class Child:
     cpu: float  # user + sys seconds of the child (os.wait4)

@@ -27,7 +27,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
-from perfdoc import write_section  # noqa: E402
+from perfdoc import publish  # noqa: E402
 
 MARK_BEGIN, MARK_END = "<!-- plan-scale:begin -->", "<!-- plan-scale:end -->"
 TARGETS = {"validate": (10.0, 1024.0), "snakemake -n": (30.0, 2048.0)}  # at ~100,000 runs: seconds, MB
@@ -125,9 +125,7 @@ def main() -> int:
                     flush=True,
                 )
     section = markdown(rows, args)
-    print(section)
-    if args.markdown:
-        write_section(args.markdown, section, MARK_BEGIN, MARK_END)
+    publish(section, args.markdown, MARK_BEGIN, MARK_END)
     return 0
 
 

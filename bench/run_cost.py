@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO))
 
-from perfdoc import run_child, write_section  # noqa: E402
+from perfdoc import publish, run_child  # noqa: E402
 from run_disk import last_flow_event, shortened  # noqa: E402
 
 import parsers  # noqa: E402
@@ -157,9 +157,7 @@ def main() -> int:
                 rows.append(row)
                 print(progress_line(row), flush=True)
     section = markdown(rows, args)
-    print(section)
-    if args.markdown:
-        write_section(args.markdown, section, MARK_BEGIN, MARK_END)
+    publish(section, args.markdown, MARK_BEGIN, MARK_END)
     return 0
 
 

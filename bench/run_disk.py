@@ -31,7 +31,7 @@ sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO))
 
 import pyarrow.parquet as pq  # noqa: E402
-from perfdoc import write_section  # noqa: E402
+from perfdoc import publish  # noqa: E402
 
 import parsers  # noqa: E402
 from experiments.config.readings import BASELINE  # noqa: E402
@@ -146,9 +146,7 @@ def main() -> int:
                 flush=True,
             )
     section = markdown(rows, args)
-    print(section)
-    if args.markdown:
-        write_section(args.markdown, section, MARK_BEGIN, MARK_END)
+    publish(section, args.markdown, MARK_BEGIN, MARK_END)
     return 0
 
 

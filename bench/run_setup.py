@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO))
 
-from perfdoc import write_section  # noqa: E402
+from perfdoc import publish  # noqa: E402
 from run_cost import first_run_params, ns_cpu  # noqa: E402
 
 from experiments.config.load import load  # noqa: E402
@@ -108,9 +108,7 @@ def main() -> int:
                     flush=True,
                 )
     section = markdown(rows, args)
-    print(section)
-    if args.markdown:
-        write_section(args.markdown, section, MARK_BEGIN, MARK_END)
+    publish(section, args.markdown, MARK_BEGIN, MARK_END)
     return 0 if all(r["same"] for r in rows) else 1
 
 

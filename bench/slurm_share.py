@@ -37,7 +37,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO))
 
-from perfdoc import process_recorder, recorded_processes, write_section  # noqa: E402
+from perfdoc import process_recorder, publish, recorded_processes  # noqa: E402
 
 from experiments.planning.profiles import Settings  # noqa: E402
 from experiments.store import layout  # noqa: E402
@@ -136,9 +136,7 @@ def main() -> int:
         raise SystemExit("no Slurm job recorded its processes: is PYTHONPATH passed to the jobs?")
     counts = paper_plan_counts(args.count_files)
     section = markdown(jobs, counts, args)
-    print(section)
-    if args.markdown:
-        write_section(args.markdown, section, MARK_BEGIN, MARK_END)
+    publish(section, args.markdown, MARK_BEGIN, MARK_END)
     return 0
 
 

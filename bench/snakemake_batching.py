@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO))
 
-from perfdoc import write_section  # noqa: E402
+from perfdoc import publish  # noqa: E402
 
 from experiments.config.load import load  # noqa: E402
 from experiments.planning.expansion import expand  # noqa: E402
@@ -162,9 +162,7 @@ def main(argv: list[str] | None = None) -> int:
             MARK_END,
         ]
     )
-    print(section)
-    if args.markdown:
-        write_section(args.markdown, section + "\n", MARK_BEGIN, MARK_END)
+    publish(section, args.markdown, MARK_BEGIN, MARK_END)
     return 0
 
 
