@@ -91,7 +91,7 @@ def sweep_file(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def one_batch(sweep_file) -> tuple[Path, list[str]]:
-    """The sweep run once on the smoke profile (batch_size 6: its 6 runs in one batch job)."""
+    """The sweep run once on the smoke profile (batch_size 12: its 6 runs in one batch job)."""
     results = sweep_file.parent / "results"
     cmd = sweep_command(sweep_file, results)
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=1200)
