@@ -24,7 +24,6 @@ import argparse
 import collections
 import math
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -35,9 +34,11 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO))
 
 from perfdoc import process_recorder, publish, recorded_processes  # noqa: E402
+from sweeps import copy_checkout  # noqa: E402
 
 from experiments.planning.profiles import Settings  # noqa: E402
 from experiments.store import layout  # noqa: E402
@@ -64,16 +65,6 @@ def paper_plan_counts(files: list[str]) -> dict:
     size = settings.batch_size
     batches = sum(math.ceil(len(runs) / size) for runs in plan.expansions.values())
     return {"runs": plan.total_runs(), "batch_size": size, "batches": batches}
-
-
-def checkout_copy(where: Path) -> Path:
-    """This checkout's sources (no results, logs, builds or git data), its ns build and virtualenv: the Slurm sweep's
-    working tree, so that its logs and Snakemake state stay apart from this checkout's."""
-    skip = shutil.ignore_patterns(".git", ".venv", "build", "results*", "logs", ".snakemake", "__pycache__")
-    shutil.copytree(REPO, where, ignore=skip, symlinks=True)
-    shutil.copytree(REPO / "build" / "ns2", where / "build" / "ns2", symlinks=True)
-    (where / ".venv").symlink_to(REPO / ".venv")
-    return where
 
 
 def slurm_sweep(work: Path, args: argparse.Namespace) -> list[dict]:
@@ -131,7 +122,7 @@ def main() -> int:
     args.count_files = args.count_files or DEFAULT_COUNT_FILES
     args.paper = yaml.safe_load((REPO / args.file).read_text())["paper"]
     with tempfile.TemporaryDirectory(prefix="slurm-share-", dir="/var/tmp") as scratch:
-        jobs = shares(slurm_sweep(checkout_copy(Path(scratch) / "work"), args))
+        jobs = shares(slurm_sweep(copy_checkout(Path(scratch) / "work", link_venv=True), args))
     if not jobs:
         raise SystemExit("no Slurm job recorded its processes: is PYTHONPATH passed to the jobs?")
     counts = paper_plan_counts(args.count_files)

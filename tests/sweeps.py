@@ -1,18 +1,24 @@
-"""What the tests that run Snakemake share: a scratch copy of the checkout, and the jobs a dry run lists."""
+"""What the tests that run Snakemake share: a scratch copy of the checkout, and the jobs a dry run lists.
+
+The copy is also what bench/slurm_share.py and .ci/slurm's smoke stage run in (`python tests/sweeps.py DEST
+--link-venv`): one way to copy the checkout."""
 
 from __future__ import annotations
 
+import argparse
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def copy_checkout(root: Path) -> Path:
+def copy_checkout(root: Path, link_venv: bool = False) -> Path:
     """The checkout's files (tracked and new, not ignored; times kept, so make sees its set-up done) under `root`,
-    and its ns-2 build copied after them (newer than the sources: the build rule stays done)."""
+    and its ns-2 build copied after them (newer than the sources: the build rule stays done); with `link_venv`, a
+    link to the checkout's .venv (for commands that run the copy's own .venv/bin/snakemake, as Slurm jobs do)."""
     listed = (
         subprocess.run(
             ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
@@ -28,6 +34,8 @@ def copy_checkout(root: Path) -> Path:
             (root / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(REPO / name, root / name, follow_symlinks=False)
     shutil.copytree(REPO / "build" / "ns2", root / "build" / "ns2", copy_function=shutil.copy)
+    if link_venv:
+        (root / ".venv").symlink_to(REPO / ".venv")
     return root
 
 
@@ -76,3 +84,18 @@ claims:
   - {id: queue_below_100, kind: bound, source: this test, experiment: fill, metric: bottleneck_queue_pkts_max,
      bound: below, threshold: 100, drift_threshold: 120}
 """
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="Copy this checkout for a sweep (copy_checkout).")
+    parser.add_argument("dest", type=Path, help="a folder that does not exist yet")
+    parser.add_argument("--link-venv", action="store_true", help="link the checkout's .venv into the copy")
+    args = parser.parse_args()
+    if args.dest.exists():
+        parser.error(f"{args.dest}: exists; copy_checkout fills a new folder")
+    copy_checkout(args.dest, args.link_venv)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
