@@ -250,7 +250,7 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
     ".venv/bin/python bench/run_cost.py --markdown docs/PERFORMANCE.md": Substituted(
         RUN_COST_SMALL, "one paper's two experiments, 2 simulated s, one round"
     ),
-    ".venv/bin/python bench/run_cost.py --max-duration 20 --repeats 3 --markdown docs/PERFORMANCE.md": Substituted(
+    ".venv/bin/python bench/run_cost.py --max-duration 20 --repeats 5 --markdown docs/PERFORMANCE.md": Substituted(
         RUN_COST_SMALL, BENCH
     ),
     ".venv/bin/python bench/dry_run.py --markdown docs/PERFORMANCE.md": Substituted(
