@@ -110,13 +110,16 @@ def table(
     REPORT.md); the readings judge the starting seeds at the same confidence; `only_null`: the baseline and the
     null readings alone."""
     rows = []
+    readings_of: dict[str, list] = {}  # an experiment's readings, the same for each of its claims: found once
     for claim in doc["claims"]:
         if claim.get("class", "reproduction") not in JUDGED_CLASSES:
             continue
         exp = claim["experiment"]
         axes = list(axes_of(doc["experiments"][exp]))
         how = judging(claim) if judging else Judging()
-        for reading, fixed in claim_readings(doc, exp, only_null):
+        if exp not in readings_of:
+            readings_of[exp] = claim_readings(doc, exp, only_null)
+        for reading, fixed in readings_of[exp]:
             judged_claim = reading_claim(claim, reading)
             measured = reading_metrics(reading, baseline, by_reading).get(exp)
             if measured is None:
