@@ -6,6 +6,7 @@ The copy is also what bench/slurm_share.py and .ci/slurm's smoke stage run in (`
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -15,21 +16,32 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def copy_checkout(root: Path, link_venv: bool = False) -> Path:
-    """The checkout's files (tracked and new, not ignored; times kept, so make sees its set-up done) under `root`,
-    and its ns-2 build copied after them (newer than the sources: the build rule stays done); with `link_venv`, a
-    link to the checkout's .venv (for commands that run the copy's own .venv/bin/snakemake, as Slurm jobs do)."""
-    listed = (
-        subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=REPO,
-            capture_output=True,
-            check=True,
-        )
-        .stdout.decode()
-        .split("\0")
+# Outside a git checkout (a copy this module made), what copy_checkout leaves out: git's data, the virtualenv, builds,
+# results and caches (the copy's build is copied apart).
+_NOT_SOURCES = {".git", ".venv", "build", "logs", ".snakemake", "__pycache__", ".pytest_cache", ".ruff_cache"}
+
+
+def checkout_files() -> list[str]:
+    """The checkout's files, relative: those git tracks and the new ones it does not ignore; in a copy that is not a
+    git checkout (the tests' scratch copy, where bench/slurm_share.py makes a copy of its own), every file but
+    _NOT_SOURCES and results folders."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO, capture_output=True
     )
-    for name in filter(None, listed):
+    if listed.returncode == 0:
+        return [name for name in listed.stdout.decode().split("\0") if name]
+    names = []
+    for folder, subfolders, files in os.walk(REPO):
+        subfolders[:] = [d for d in subfolders if d not in _NOT_SOURCES and not d.startswith("results")]
+        names += [str((Path(folder) / f).relative_to(REPO)) for f in files]
+    return names
+
+
+def copy_checkout(root: Path, link_venv: bool = False) -> Path:
+    """The checkout's files (checkout_files; times kept, so make sees its set-up done) under `root`, and its ns-2
+    build copied after them (newer than the sources: the build rule stays done); with `link_venv`, a link to the
+    checkout's .venv (for commands that run the copy's own .venv/bin/snakemake, as Slurm jobs do)."""
+    for name in checkout_files():
         if (REPO / name).is_file():
             (root / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(REPO / name, root / name, follow_symlinks=False)
