@@ -69,14 +69,6 @@ def scope_masks(fids: np.ndarray, params: dict) -> list[tuple[str, np.ndarray]]:
     return masks
 
 
-def e2e_scopes(packets: pd.DataFrame, params: dict, per_flow: bool = True) -> list[tuple[str, pd.DataFrame]]:
-    """(scope, its packets): scope_masks' scopes and, with `per_flow`, each flow."""
-    scopes = [(scope, packets[mask]) for scope, mask in scope_masks(packets["fid"].to_numpy(), params)]
-    if not per_flow:
-        return scopes
-    return scopes + [(f"flow{fid}", part) for fid, part in packets.groupby("fid", sort=True)]
-
-
 def _mean(x: np.ndarray) -> float:
     return float(x.mean()) if x.size else math.nan
 

@@ -118,23 +118,17 @@ def bound_metrics(
     if not fid.size:
         return [], series
     bin_fids, bin_over = np.concatenate(bin_fids), np.concatenate(bin_over)
-    per_bin, per_packet = dict(scope_masks(bin_fids, params)), dict(scope_masks(fid, params))
+    per_bin = dict(scope_masks(bin_fids, params))
+    scopes = [(scope, per_bin[scope], mask) for scope, mask in scope_masks(fid, params)]
+    scopes += [(f"flow{f}", bin_fids == f, fid == f) for f in flows]
     rows = []
-    for scope in per_packet:
-        if per_packet[scope].any():
+    for scope, bins_of, packets_of in scopes:
+        if packets_of.any():
             rows += metric_rows(
                 scope,
                 {
-                    "e2e_bound_excess_pct": bin_over[per_bin[scope]].mean() * 100,
-                    "e2e_bound_excess_pkt_pct": packet_over[per_packet[scope]].mean() * 100,
+                    "e2e_bound_excess_pct": bin_over[bins_of].mean() * 100,
+                    "e2e_bound_excess_pkt_pct": packet_over[packets_of].mean() * 100,
                 },
             )
-    for f in flows:
-        rows += metric_rows(
-            f"flow{f}",
-            {
-                "e2e_bound_excess_pct": bin_over[bin_fids == f].mean() * 100,
-                "e2e_bound_excess_pkt_pct": packet_over[fid == f].mean() * 100,
-            },
-        )
     return rows, series
