@@ -11,7 +11,7 @@
 # kind wireless) also writes drops.tr, the CMU drop lines of its nodes.
 
 set lib [file join [file dirname [file normalize [info script]]] lib]
-foreach part {params queues topology wireless traffic http monitors meta} {
+foreach part {params headers queues topology wireless traffic http monitors meta} {
     source [file join $lib $part.tcl]
 }
 
@@ -30,7 +30,7 @@ proc repro::main {run_dir} {
     }
     set seed [need_number $params "" seed ">= 1" 1]
     set duration [need_number $params "" duration "> 0"]
-    set monitors [need_object $params "" monitors queue_sample_interval {packet_trace core_log queue_vars flow_sample_interval}]
+    set monitors [need_object $params "" monitors queue_sample_interval {packet_trace packet_headers core_log queue_vars flow_sample_interval}]
     set interval [need_number $monitors monitors queue_sample_interval "> 0"]
     if {[dict exists $monitors flow_sample_interval]} {
         set_flow_sample_interval [need_number $monitors monitors flow_sample_interval "> 0"] $interval
@@ -63,7 +63,17 @@ proc repro::main {run_dir} {
             "false (its drops go to drops.tr, its flows to flows.tsv)"
     }
 
+    set packet_headers used
+    if {[dict exists $monitors packet_headers]} {
+        set packet_headers [dict get $monitors packet_headers]
+        if {$packet_headers ni {used all}} {
+            fail monitors.packet_headers "bad value \"$packet_headers\"" "used, all"
+        }
+    }
+    register_packet_headers $packet_headers $wireless $packet_trace
+
     set ns [new Simulator]
+    explain_abort $ns
     # Pareto sources, RED and PI, and 802.11's backoff draw from the default RNG.
     $::defaultRNG seed $seed
     set drops ""

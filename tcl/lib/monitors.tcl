@@ -18,6 +18,8 @@ namespace eval repro {
     variable queue_vars {}     ;# {channel, variable names} of queue_vars.tsv, or empty
     variable flow_every 1      ;# flows.tsv gets every flow_every-th sample (and the last)
     variable sinks_tsv ""      ;# the channel of sinks.tsv, or empty
+    variable sampled_tcp {}    ;# {fid, agent} of each TCP flow, for flows.tsv
+    variable sampled_sinks {}  ;# {fid, LossMonitor} of each such sink, for sinks.tsv
 }
 
 # monitors.flow_sample_interval: flows.tsv every k-th queue sample, k a whole number.
@@ -119,6 +121,15 @@ proc repro::close_packet_log {} {
 # flows_tsv: the channel of flows.tsv, or "" when the run has no TCP flows.
 proc repro::start_samples {ns tsv flows_tsv interval duration} {
     variable FLOW_COLUMNS
+    variable sampled_tcp
+    variable sampled_sinks
+    # The flows are fixed by now: found once, not at every sample.
+    foreach flow [tcp_flows] {
+        lappend sampled_tcp [list [dict get $flow fid] [dict get $flow agent]]
+    }
+    foreach flow [loss_monitor_flows] {
+        lappend sampled_sinks [list [dict get $flow fid] [dict get $flow sink]]
+    }
     puts $tsv [join {time link size_bytes size_packets arrivals_packets arrivals_bytes
                      departures_packets departures_bytes drops_packets drops_bytes} "\t"]
     if {$flows_tsv ne ""} {
@@ -176,27 +187,28 @@ proc repro::start_loss_monitors {sinks gaps} {
     }
 }
 
+# A sample's rows read the objects' bound variables through `instvar`, which links
+# them once per object and sample; `$obj set` on each went through OTcl's method
+# dispatch once per counter, most of a sample's cost on a run with many flows
+# (docs/PERFORMANCE.md, "A run's start-up"). The strings read are the same.
 proc repro::sample {ns tsv flows_tsv interval duration i} {
     variable monitors
     variable queue_vars
     variable flow_every
+    variable sampled_tcp
+    variable sampled_sinks
+    variable sinks_tsv
     set now [format %.6f [$ns now]]
     set next [expr {round(($i + 1) * $interval * 1e9) / 1e9}]
-    if {$flows_tsv ne "" && ($i % $flow_every == 0 || $next > $duration)} {
-        # ack_ is the highest in-order packet the receiver acknowledged (-1: none).
-        foreach flow [tcp_flows] {
-            set tcp [dict get $flow agent]
-            set delivered [expr {([$tcp set ack_] + 1) * [$tcp set packetSize_]}]
-            puts $flows_tsv [join [list $now [dict get $flow fid] $delivered [$tcp set cwnd_] \
-                                       [$tcp set ssthresh_] [$tcp set nrexmitpack_]] "\t"]
+    set flow_tick [expr {$i % $flow_every == 0 || $next > $duration}]
+    if {$flows_tsv ne "" && $flow_tick} {
+        foreach pair $sampled_tcp {
+            puts $flows_tsv [tcp_row $now {*}$pair]
         }
     }
-    variable sinks_tsv
-    if {$sinks_tsv ne "" && ($i % $flow_every == 0 || $next > $duration)} {
-        foreach flow [loss_monitor_flows] {
-            set sink [dict get $flow sink]
-            puts $sinks_tsv [join [list $now [dict get $flow fid] [$sink set npkts_] [$sink set bytes_] \
-                                       [$sink set expected_]] "\t"]
+    if {$sinks_tsv ne "" && $flow_tick} {
+        foreach pair $sampled_sinks {
+            puts $sinks_tsv [sink_row $now {*}$pair]
         }
     }
     if {[llength $queue_vars]} {
@@ -207,12 +219,7 @@ proc repro::sample {ns tsv flows_tsv interval duration i} {
         }
     }
     foreach pair $monitors {
-        lassign $pair name qmon
-        set row [list $now $name]
-        foreach counter {size_ pkts_ parrivals_ barrivals_ pdepartures_ bdepartures_ pdrops_ bdrops_} {
-            lappend row [$qmon set $counter]
-        }
-        puts $tsv [join $row "\t"]
+        puts $tsv [queue_row $now {*}$pair]
     }
     incr i
     if {$next <= $duration} {
@@ -220,6 +227,22 @@ proc repro::sample {ns tsv flows_tsv interval duration i} {
     } else {
         $ns at $duration [list repro::end_run $ns]
     }
+}
+
+# ack_ is the highest in-order packet the receiver acknowledged (-1: none).
+proc repro::tcp_row {now fid tcp} {
+    $tcp instvar ack_ packetSize_ cwnd_ ssthresh_ nrexmitpack_
+    join [list $now $fid [expr {($ack_ + 1) * $packetSize_}] $cwnd_ $ssthresh_ $nrexmitpack_] "\t"
+}
+
+proc repro::sink_row {now fid sink} {
+    $sink instvar npkts_ bytes_ expected_
+    join [list $now $fid $npkts_ $bytes_ $expected_] "\t"
+}
+
+proc repro::queue_row {now name qmon} {
+    $qmon instvar size_ pkts_ parrivals_ barrivals_ pdepartures_ bdepartures_ pdrops_ bdrops_
+    join [list $now $name $size_ $pkts_ $parrivals_ $barrivals_ $pdepartures_ $bdepartures_ $pdrops_ $bdrops_] "\t"
 }
 
 # core_log (DESIGN.md §5.4): HintMonitors on the first core link counting the

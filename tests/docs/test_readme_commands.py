@@ -211,6 +211,9 @@ RUN_SETUP_SMALL = Substituted(
     ".venv/bin/python bench/run_setup.py --baseline-tree . --papers koo_aqm --repeats 1 --max-duration 2",
     f"{BENCH} against this tree itself (the scratch copy has no git history to check a commit out of)",
 )
+PACKET_HEADERS_SMALL = Substituted(
+    ".venv/bin/python bench/packet_headers.py --papers koo_aqm --max-duration 2", f"{BENCH}: one paper's cells"
+)
 DOC_WAYS: dict[str, Substituted | Fragment] = {
     # docs/PERFORMANCE.md: the benchmarks' list at its head (moved from the README)
     ".venv/bin/python bench/ns2_speed.py --markdown docs/PERFORMANCE.md": Substituted(
@@ -281,6 +284,9 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
     ".venv/bin/python bench/run_setup.py --baseline 806b2f2 --markdown docs/PERFORMANCE.md": RUN_SETUP_SMALL,
     ".venv/bin/python bench/run_setup.py --baseline 806b2f2 --max-duration 5 --repeats 3 "
     "--markdown docs/PERFORMANCE.md": RUN_SETUP_SMALL,
+    ".venv/bin/python bench/packet_headers.py --markdown docs/PERFORMANCE.md": PACKET_HEADERS_SMALL,
+    ".venv/bin/python bench/packet_headers.py --max-duration 5 --readings --jobs 2 "
+    "--markdown docs/PERFORMANCE.md": PACKET_HEADERS_SMALL,
     "snakemake -n": Fragment("Snakemake's dry-run flag, named in prose"),
     "snakemake -n reproduce-all --quiet": Fragment("the command bench/dry_run.py times, named in its section"),
     "snakemake -n reproduce-all --profile profiles/paper": Substituted(

@@ -322,7 +322,7 @@ BAD = [
         ["monitors", "queue_sample_intervall"],
         0.1,
         "monitors.queue_sample_intervall: unknown field; "
-        "known: core_log, flow_sample_interval, packet_trace, queue_sample_interval, queue_vars",
+        "known: core_log, flow_sample_interval, packet_headers, packet_trace, queue_sample_interval, queue_vars",
     ),
     (
         ["monitors", "queue_vars"],
