@@ -214,6 +214,12 @@ RUN_SETUP_SMALL = Substituted(
 PACKET_HEADERS_SMALL = Substituted(
     ".venv/bin/python bench/packet_headers.py --papers koo_aqm --max-duration 2", f"{BENCH}: one paper's cells"
 )
+SEEDING_ROUNDS_SMALL = Substituted(
+    ".venv/bin/snakemake --profile profiles/smoke --config experiment_files=my_sweep.yaml -- "
+    "results-smoke/report/index.html && .venv/bin/python bench/seeding_rounds.py --sweep results-smoke=my_sweep.yaml "
+    "--profile smoke",
+    f"on the README's sweep on the smoke profile (results-smoke/; no rounds there), {SWEEP}",
+)
 DOC_WAYS: dict[str, Substituted | Fragment] = {
     # docs/PERFORMANCE.md: the benchmarks' list at its head (moved from the README)
     ".venv/bin/python bench/ns2_speed.py --markdown docs/PERFORMANCE.md": Substituted(
@@ -287,6 +293,7 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
     ".venv/bin/python bench/packet_headers.py --markdown docs/PERFORMANCE.md": PACKET_HEADERS_SMALL,
     ".venv/bin/python bench/packet_headers.py --max-duration 5 --readings --jobs 2 "
     "--markdown docs/PERFORMANCE.md": PACKET_HEADERS_SMALL,
+    ".venv/bin/python bench/seeding_rounds.py --markdown docs/PERFORMANCE.md": SEEDING_ROUNDS_SMALL,
     "snakemake -n": Fragment("Snakemake's dry-run flag, named in prose"),
     "snakemake -n reproduce-all --quiet": Fragment("the command bench/dry_run.py times, named in its section"),
     "snakemake -n reproduce-all --profile profiles/paper": Substituted(
