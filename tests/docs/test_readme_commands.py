@@ -242,7 +242,7 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
         ".venv/bin/python bench/run_disk.py --max-duration 5 --markdown docs/PERFORMANCE.md", "short runs"
     ),
     # docs/PERFORMANCE.md: each section's command
-    ".venv/bin/python bench/ns2_speed.py --repeats 3 --markdown docs/PERFORMANCE.md": Substituted(
+    ".venv/bin/python bench/ns2_speed.py --repeats 5 --markdown docs/PERFORMANCE.md": Substituted(
         NS2_SPEED_SMALL, BENCH
     ),
     ".venv/bin/python bench/parser_vs_awk.py --repeats 5 --markdown docs/PERFORMANCE.md": Substituted(
@@ -288,7 +288,7 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
         SLURM_SHARE_SMALL, f"{BENCH}: the minimal test file's two runs, its plan counted", ("slurm",)
     ),
     ".venv/bin/python bench/run_setup.py --baseline 806b2f2 --markdown docs/PERFORMANCE.md": RUN_SETUP_SMALL,
-    ".venv/bin/python bench/run_setup.py --baseline 806b2f2 --max-duration 5 --repeats 3 "
+    ".venv/bin/python bench/run_setup.py --baseline 160e0b3 --max-duration 20 --repeats 3 "
     "--markdown docs/PERFORMANCE.md": RUN_SETUP_SMALL,
     ".venv/bin/python bench/packet_headers.py --markdown docs/PERFORMANCE.md": PACKET_HEADERS_SMALL,
     ".venv/bin/python bench/packet_headers.py --max-duration 5 --readings --jobs 2 "
