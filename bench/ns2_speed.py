@@ -8,7 +8,8 @@ of the test suite, one longer run (bench/workloads/long_dumbbell.tcl, ~190 MB of
 trace), and the papers' own runs: one run directory's params.json per paper
 (bench/workloads/runs/<name>/params.json), run as the workflow runs it,
 `ns tcl/driver.tcl <run dir>`, in a fresh directory each time (the checked-in files follow the
-driver's params schema). Each round runs every
+driver's params schema), and each also with stock ns-2's packet header layout (`:stock-layout`)
+and with its samplers only (`:samplers`, which Debian's ns can run for Koo et al.). Each round runs every
 workload once on each binary, alternating the order of the binaries, so drift in
 machine load hits all alike. The figure of merit is the ratio of medians, ours /
 Debian's, of the child's CPU time (user + sys, from wait4); wall time is reported
@@ -192,17 +193,17 @@ def geo_ratio(samples: dict[str, dict[str, list]], label: str, ref: str, names: 
     return statistics.geometric_mean(ratios) if ratios else None
 
 
-def layout_ratio(samples: dict[str, dict[str, list]], label: str, paper_names: list[str]) -> float | None:
-    """Geometric mean over the papers' runs of label's CPU with the used headers / with stock ns-2's layout."""
+def layout_ratio(
+    samples: dict[str, dict[str, list]], paper_names: list[str], label: str, stock_label: str
+) -> float | None:
+    """Geometric mean over the papers' runs of label's CPU with the headers the run uses / stock_label's with stock
+    ns-2's layout (the same binary, or Debian's where it can run the run)."""
     pairs = [(n, n + ":stock-layout") for n in paper_names if not n.endswith(":stock-layout")]
-    ratios = [cpu(samples[a], label) / cpu(samples[b], label) for a, b in pairs if label in samples[a]]
-    return statistics.geometric_mean(ratios) if ratios else None
-
-
-def stock_ratio(samples: dict[str, dict[str, list]], paper_names: list[str]) -> float | None:
-    """Geometric mean over the papers' runs of ours (the used headers) / Debian's with stock ns-2's layout."""
-    pairs = [(n, n + ":stock-layout") for n in paper_names if not n.endswith(":stock-layout")]
-    ratios = [cpu(samples[a], "ours") / cpu(samples[b], "debian") for a, b in pairs if "debian" in samples[b]]
+    ratios = [
+        cpu(samples[a], label) / cpu(samples[b], stock_label)
+        for a, b in pairs
+        if label in samples[a] and stock_label in samples[b]
+    ]
     return statistics.geometric_mean(ratios) if ratios else None
 
 
@@ -321,9 +322,9 @@ def markdown(samples, binaries: dict[str, Path], repeats: int, ref_version: str,
     geo_all = geo_ratio(samples, "ours", "debian", names)
     geo_paper = geo_ratio(samples, "ours", "debian", paper_names)
     geo_paper_o2 = geo_ratio(samples, "ours", "o2", paper_names) if baseline else None
-    layout = layout_ratio(samples, "ours", paper_names)
+    layout = layout_ratio(samples, paper_names, "ours", "ours")
     target = 1 / 1.2
-    vs_stock = stock_ratio(samples, paper_names)
+    vs_stock = layout_ratio(samples, paper_names, "ours", "debian")
     verdict = "target met" if vs_stock is not None and vs_stock <= target else "target missed"
     footer = [
         "",
