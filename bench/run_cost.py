@@ -9,8 +9,9 @@ times, on fresh directories:
 
 - *bare*: ns with no output beyond its samplers (the run's params with `monitors.packet_trace: false`), the
   denominator: what the simulation itself costs (for a run without packet events, its own ns);
-- *run*: what the pipeline does with that run: ns as configured, then `parsers.parse_run` and
-  `measure.run.run_metrics` (in this process, imports already warm, as in a batch job);
+- *run*: what the pipeline does with that run: ns as configured, then its tables made and written
+  (`parsers.run_tables`, `parsers.write_tables`) and `measure.run.run_metrics` on those tables as they are in memory
+  (in this process, imports already warm, as a batch job does it);
 - *text*, for an experiment with packet events: the same with `packet_trace: text`, ns-2's text trace, which every
   such run wrote before patch 0019 (the same run's cost the way it was, measured beside it).
 
@@ -78,13 +79,18 @@ def cpu_of(call) -> float:
 def pipeline_cpu(ns: Path, params: dict, directory: Path, warmup: float, analysis: dict) -> tuple[dict, tuple]:
     """ns, parsing and metrics of one run, CPU seconds each, and the run's (metrics, series) tables."""
     cost = {"ns": ns_cpu(ns, params, directory)}
-    context = {"seed": params["seed"], "run_key": directory.name}
-    cost["parse"] = cpu_of(lambda: parsers.parse_run(directory, directory / "tables", context))
+    context = parsers.run_context(directory, {"seed": params["seed"], "run_key": directory.name})
+    held = {}
+
+    def parse() -> None:
+        held.update(parsers.run_tables(directory))
+        parsers.write_tables(held, directory / "tables", context)
+
+    cost["parse"] = cpu_of(parse)
     keys = ("queue_thresholds", "queue_ranges", "settle", "fec_blocks")
+    settings = {k: analysis[k] for k in keys if k in analysis}
     tables = []
-    cost["metrics"] = cpu_of(
-        lambda: tables.extend(run_metrics(directory, warmup, **{k: analysis[k] for k in keys if k in analysis}))
-    )
+    cost["metrics"] = cpu_of(lambda: tables.extend(run_metrics(directory, warmup, **settings, held=held)))
     cost["total"] = cost["ns"] + cost["parse"] + cost["metrics"]
     return cost, tuple(tables)
 

@@ -12,7 +12,7 @@ line dropped with a warning: what is left of a cut line can still parse, with a 
 from parsers.flow_sums import flow_sums
 from parsers.flows import read_flows
 from parsers.queue_monitor import read_queue_monitor
-from parsers.run import parse_run
+from parsers.run import parse_run, run_context, run_tables, write_tables
 from parsers.tables import KINDS, RAW_OUTPUTS, SCHEMAS, TRACE_KINDS
 
 __all__ = [
@@ -24,4 +24,7 @@ __all__ = [
     "parse_run",
     "read_flows",
     "read_queue_monitor",
+    "run_context",
+    "run_tables",
+    "write_tables",
 ]

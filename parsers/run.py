@@ -17,7 +17,7 @@ from parsers.ns2_trace import DEFAULT_BLOCK_SIZE, scan_trace
 from parsers.packet_log import packet_log_events
 from parsers.queue_monitor import read_queue_monitor
 from parsers.run_meta import LinkTable
-from parsers.tables import PACKET_LOG, PACKET_TRACE, TSV_KINDS, write_table
+from parsers.tables import PACKET_LOG, PACKET_TRACE, TSV_KINDS, conformed, write_table
 from parsers.tsv import read_tsv
 from parsers.wireless_drops import read_wireless_drops
 
@@ -70,23 +70,18 @@ def packet_log_tables(run_dir: Path) -> dict[str, pa.Table]:
     return {"journeys": build_journeys(events, links), "hops": build_hops(events, links)}
 
 
-def parse_run(
-    run_dir: str | Path,
-    out_dir: str | Path,
-    context: dict[str, Any] | None = None,
-    workers: int | None = None,
-    block_size: int = DEFAULT_BLOCK_SIZE,
-) -> dict[str, Path]:
-    """Write the run's parquet tables into `out_dir`; returns {kind: path} of those written.
+def run_tables(
+    run_dir: str | Path, workers: int | None = None, block_size: int = DEFAULT_BLOCK_SIZE
+) -> dict[str, pa.Table]:
+    """The run's tables by kind, in memory, each cast to its schema (parsers/tables.py) as parse_run writes it,
+    without the context columns.
 
     Always `queue`; `journeys` and `hops` from packets.log (`monitors.packet_trace` true, the default), or those and
     `flow_sums` from packets.tr (one pass; `packet_trace: text`), neither when params.json says false; `flows` when
     the run has a flows.tsv; `objects` when it has an objects.tsv (http flows); `core_bins`, `core_drops` and
     `core_delays` when it has those files (monitors.core_log, DESIGN.md section 5.4); `wireless_drops` when it has a
-    drops.tr (a wireless run). The context defaults to `context_from_params(run_dir)`; keys of `context` override it.
-    """
-    run_dir, out_dir = Path(run_dir), Path(out_dir)
-    context = {**context_from_params(run_dir), **(context or {})}
+    drops.tr (a wireless run)."""
+    run_dir = Path(run_dir)
     events = next((name for name in (PACKET_LOG, PACKET_TRACE) if (run_dir / name).is_file()), None)
     events = events or packet_events_expected(run_dir)
     _require(run_dir, ["meta.json", *([events] if events else []), "queue_monitor.tsv"])
@@ -104,5 +99,28 @@ def parse_run(
     for kind in TSV_KINDS:
         if (run_dir / f"{kind}.tsv").is_file():
             tables[kind] = read_tsv(run_dir / f"{kind}.tsv", kind)
+    return {kind: conformed(table, kind) for kind, table in tables.items()}
+
+
+def write_tables(tables: dict[str, pa.Table], out_dir: str | Path, context: dict[str, Any]) -> dict[str, Path]:
+    """Write run_tables' tables into `out_dir` with their context columns; returns {kind: path}."""
+    out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     return {kind: write_table(table, kind, context, out_dir / f"{kind}.parquet") for kind, table in tables.items()}
+
+
+def run_context(run_dir: str | Path, context: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`context_from_params(run_dir)`, keys of `context` overriding it."""
+    return {**context_from_params(Path(run_dir)), **(context or {})}
+
+
+def parse_run(
+    run_dir: str | Path,
+    out_dir: str | Path,
+    context: dict[str, Any] | None = None,
+    workers: int | None = None,
+    block_size: int = DEFAULT_BLOCK_SIZE,
+) -> dict[str, Path]:
+    """Write the run's parquet tables (run_tables) into `out_dir`; returns {kind: path} of those written. The
+    context defaults to `context_from_params(run_dir)`; keys of `context` override it."""
+    return write_tables(run_tables(run_dir, workers, block_size), out_dir, run_context(run_dir, context))

@@ -199,10 +199,15 @@ def _constant_column(value: Any, rows: int) -> pa.Array:
     return pa.repeat(pa.scalar(value, scalar_type), rows)
 
 
+def conformed(table: pa.Table, kind: str) -> pa.Table:
+    """The kind's columns, in its schema's order and types."""
+    return table.select(SCHEMAS[kind].names).cast(SCHEMAS[kind])
+
+
 def with_context(table: pa.Table, kind: str, context: dict[str, Any]) -> pa.Table:
     """The context columns ([paper, experiment, labels...,] seed, run_key) then the kind's columns, with metadata."""
     context = normalize_context(context)
-    table = table.select(SCHEMAS[kind].names).cast(SCHEMAS[kind])
+    table = conformed(table, kind)
     columns = {**{key: context[key] for key in NAME_CONTEXT if key in context}, **context["labels"]}
     columns |= {"seed": context["seed"], "run_key": context["run_key"]}
     arrays = [_constant_column(value, table.num_rows) for value in columns.values()] + table.columns

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 
 from experiments.common.code import code_digest
 from experiments.common.files import replacing
@@ -42,10 +43,10 @@ def metrics_code_digest() -> str:
     return code_digest(["experiments.measure.run"])
 
 
-def cache_key(directory: Path, warmup: float, analysis: dict, keep_series: bool, code: str) -> str:
+def cache_key(run_key: str, warmup: float, analysis: dict, keep_series: bool, code: str) -> str:
     """The digest a run's cached metrics are filed under."""
     settings = {
-        "run": directory.name,
+        "run": run_key,
         "warmup": warmup,
         "series": keep_series,
         "code": code,
@@ -62,11 +63,19 @@ def _normalised(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def cached_run_metrics(
-    directory: Path, warmup: float, analysis: dict, keep_series: bool, cache: Path | None, code: str
+    directory: Path,
+    warmup: float,
+    analysis: dict,
+    keep_series: bool,
+    cache: Path | None,
+    code: str,
+    held: Mapping[str, pa.Table] | None = None,
+    run_key: str | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, bool]:
     """run_metrics of one run and whether they came from the cache, where an equal computation was filed (cache
-    None: no cache)."""
-    key = cache_key(directory, warmup, analysis, keep_series, code)
+    None: no cache). `held` and `run_key`: a run just parsed, its tables in memory and its key (its directory is
+    still the batch's working one, named otherwise)."""
+    key = cache_key(run_key or directory.name, warmup, analysis, keep_series, code)
     paths = (cache / f"{key}.metrics.parquet", cache / f"{key}.series.parquet") if cache else ()
     if paths and all(path.exists() for path in paths):
         run_m, run_s = (_normalised(pd.read_parquet(path)) for path in paths)
@@ -78,6 +87,7 @@ def cached_run_metrics(
         queue_ranges=analysis.get("queue_ranges", ()),
         settle=analysis.get("settle", ()),
         fec_blocks=analysis.get("fec_blocks", ()),
+        held=held,
     )
     run_m, run_s = _normalised(run_m), _normalised(run_s if keep_series else run_s.iloc[:0])
     for table, path in zip((run_m, run_s), paths, strict=False):

@@ -15,13 +15,12 @@ x 8 / (bandwidth x interval)).
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from experiments.measure.registry import CORE_VAR_WINDOWS_S, HINT_LEVELS
-from experiments.measure.scopes import group_scopes, in_window, metric_rows, named_groups, read_table
+from experiments.measure.scopes import RunTables, group_scopes, in_window, metric_rows, named_groups
 
 # column of core_bin_counts -> (core_bins column, event) it sums
 _BIN_COUNTS = {
@@ -148,19 +147,19 @@ def core_delay_metrics(delays: pd.DataFrame, groups: dict[int, str] | None, warm
 
 
 def core_log_metrics(
-    tables: Path, params: dict, capacity_bps: float, warmup: float, end: float
+    tables: RunTables, params: dict, capacity_bps: float, warmup: float, end: float
 ) -> tuple[list[dict], list[pd.DataFrame]]:
     """(metrics rows, series frames) of whichever core_log tables the run has (none without monitors.core_log)."""
     groups = named_groups(params)  # a fid whose flow names no group counts only in `all`
     rows, series = [], []
-    bins = read_table(tables, "core_bins", ["bin", "event", "fid", "packets", "bytes", "hint_sum", "hinted"])
+    bins = tables.read("core_bins", ["bin", "event", "fid", "packets", "bytes", "hint_sum", "hinted"])
     if bins is not None:
         interval = float(params["monitors"]["core_log"]["interval"])
         rows, series = core_bin_metrics(bins, groups, interval, capacity_bps, warmup, end)
-    drops = read_table(tables, "core_drops", ["time", "fid", "hint", "qlen"])
+    drops = tables.read("core_drops", ["time", "fid", "hint", "qlen"])
     if drops is not None:
         rows += core_drop_metrics(drops, groups, warmup, end)
-    delays = read_table(tables, "core_delays", ["time", "fid", "delay"])
+    delays = tables.read("core_delays", ["time", "fid", "delay"])
     if delays is not None:
         rows += core_delay_metrics(delays, groups, warmup, end)
     return rows, series

@@ -15,17 +15,18 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 
 from experiments.measure.core_log import core_log_metrics
 from experiments.measure.e2e import e2e_metrics
 from experiments.measure.http_objects import object_metrics, per_object_metrics
 from experiments.measure.links import link_metrics, queue_pkts_series, queue_var_metrics, settle_metrics
 from experiments.measure.per_hop import bound_metrics, link_curves, node_metrics
-from experiments.measure.scopes import INTERVAL_S, core_link_specs, flow_groups, read_table
+from experiments.measure.scopes import INTERVAL_S, RunTables, core_link_specs, flow_groups
 from experiments.measure.sinks import sink_metrics
 from experiments.measure.tcp_flows import flow_metrics
 from experiments.measure.wireless import wireless_drop_metrics
@@ -39,6 +40,7 @@ def run_metrics(
     queue_ranges: Sequence[Sequence[int]] = (),
     settle: Sequence[Sequence[float]] = (),
     fec_blocks: Sequence[Sequence[int]] = (),
+    held: Mapping[str, pa.Table] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The (metrics, series) tables of one run directory, without context columns.
 
@@ -46,22 +48,21 @@ def run_metrics(
     when the run has them; `queue_thresholds` (bytes) are the experiment's, for queue_above_<b>B_pct, and
     `queue_ranges` ([a, b] packets) for queue_pkts_in_<a>_<b>_pct, `settle` ([t0, level]) for
     queue_ave_settle_<level>_s@<t0>, `fec_blocks` ([k, h]) for the fec_<...>_<k>_<h> metrics of LossMonitor sinks.
+    `held`: the run's tables as parsers.run_tables just made them, instead of reading them back from its parquet.
     """
     params = json.loads((run_dir / "params.json").read_text())
-    tables, end = run_dir / "tables", float(params["duration"])
+    tables, end = RunTables(run_dir / "tables", held), float(params["duration"])
     specs = core_link_specs(params)
     capacity = specs[0][0] if specs else math.nan
-    queue = pd.read_parquet(tables / "queue.parquet")
-    hops = read_table(tables, "hops", ["link", "size", "t_enqueue", "t_dequeue", "queue_delay", "dropped"])
-    journeys = read_table(
-        tables, "journeys", ["fid", "ptype", "size", "t_enter", "t_exit", "delay", "dropped", "marked"]
-    )
-    flows = read_table(tables, "flows", ["time", "fid", "delivered_bytes", "cwnd", "retransmits"])
+    queue = tables.read("queue")
+    hops = tables.read("hops", ["link", "size", "t_enqueue", "t_dequeue", "queue_delay", "dropped"])
+    journeys = tables.read("journeys", ["fid", "ptype", "size", "t_enter", "t_exit", "delay", "dropped", "marked"])
+    flows = tables.read("flows", ["time", "fid", "delivered_bytes", "cwnd", "retransmits"])
     rows, series = link_metrics(queue, hops, [bandwidth for bandwidth, _ in specs], warmup, interval, end, queue_ranges)
     by_link = link_curves(hops, specs) if hops is not None else {}
     node_rows, node_series = node_metrics(by_link, warmup, end, interval, queue_thresholds)
     rows, series = rows + node_rows, series + node_series
-    queue_vars = read_table(tables, "queue_vars", ["time", "var", "value"])
+    queue_vars = tables.read("queue_vars", ["time", "var", "value"])
     var_series = None
     if queue_vars is not None:
         var_rows, var_series = queue_var_metrics(queue_vars, warmup, end)
@@ -80,15 +81,15 @@ def run_metrics(
         starts = {f["fid"]: float(f["start"]) for f in params["flows"] if f.get("kind") == "ftp" and "start" in f}
         tcp_rows, tcp_series = flow_metrics(flows, groups, warmup, end, interval, starts)
         rows, series = rows + tcp_rows, series + tcp_series
-    objects = read_table(tables, "objects")  # all columns: tables of runs before ns2-patches/0008 have no `delivered`
+    objects = tables.read("objects")  # all columns: tables of runs before ns2-patches/0008 have no `delivered`
     if objects is not None:
         rows += object_metrics(objects, flow_groups(params, objects["fid"].unique()), warmup, end)
-    sinks = read_table(tables, "sinks", ["time", "fid", "bytes", "expected"])
+    sinks = tables.read("sinks", ["time", "fid", "bytes", "expected"])
     if sinks is not None:
         rows += sink_metrics(
-            sinks, read_table(tables, "sink_gaps", ["fid", "first", "count"]), params, warmup, end, fec_blocks
+            sinks, tables.read("sink_gaps", ["fid", "first", "count"]), params, warmup, end, fec_blocks
         )
-    wireless_drops = read_table(tables, "wireless_drops", ["time", "layer", "reason", "ptype"])
+    wireless_drops = tables.read("wireless_drops", ["time", "layer", "reason", "ptype"])
     if wireless_drops is not None:
         rows += wireless_drop_metrics(wireless_drops, warmup, end)
     core_rows, core_series = core_log_metrics(tables, params, capacity, warmup, end)

@@ -4,10 +4,12 @@ group, each flow).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from experiments.config.units import bandwidth_bps, seconds
 
@@ -72,7 +74,18 @@ def core_link_specs(params: dict) -> list[tuple[float, float]]:
     return [(bandwidth_bps(link["bandwidth"]), seconds(link["delay"])) for link in links]
 
 
-def read_table(tables: Path, kind: str, columns: list[str] | None = None) -> pd.DataFrame | None:
-    """A run's parquet table of one kind (parsers/tables.py), or None when the run has none."""
-    path = tables / f"{kind}.parquet"
-    return pd.read_parquet(path, columns=columns) if path.is_file() else None
+class RunTables:
+    """A run's tables by kind (parsers/tables.py): those a job just parsed, held in memory, or else its parquet
+    files in `folder`. Held tables are the ones parse_run writes (parsers.run_tables), so either way the metrics
+    see the same values; the batch job measures a run it just parsed without reading its tables back."""
+
+    def __init__(self, folder: Path, held: Mapping[str, pa.Table] | None = None):
+        self.folder, self.held = Path(folder), held
+
+    def read(self, kind: str, columns: list[str] | None = None) -> pd.DataFrame | None:
+        """The table of one kind, or None when the run has none."""
+        if self.held is not None:  # a run just parsed: every table it has is here
+            table = self.held.get(kind)
+            return None if table is None else table.select(columns or table.column_names).to_pandas()
+        path = self.folder / f"{kind}.parquet"
+        return pd.read_parquet(path, columns=columns) if path.is_file() else None

@@ -96,31 +96,49 @@ def simulate_runs(
     metrics: tuple[float, dict, Path] | None,
     emit: Callable[[dict], None],
 ) -> None:
-    """simulate_batch's work, in its worker process: each run's line emitted as it is done, then (`metrics`: the
-    experiment's warm-up, analysis settings and metrics cache) the runs' metrics filed, then the record."""
-    outcomes = run_batch(
-        runs, settings.results, tools, parse_into_tables(settings), lambda line: emit(asdict(line)), label
-    )
+    """simulate_batch's work, in its worker process: each run's line emitted as it is done, then the record. With
+    `metrics` (the experiment's warm-up, analysis settings and metrics cache), each run it makes has its metrics
+    filed from the tables just parsed, held in memory (its aggregation reads them from the cache), and the runs it
+    finds made have theirs filed after the batch."""
+    from experiments.measure.aggregate import cached_run_metrics, file_metrics, metrics_code_digest
+
+    measured: set[str] = set()  # keys of runs whose metrics were filed, or failed, as they were parsed
+    code = metrics_code_digest() if metrics else ""
+
+    def failed(directory: Path, err: Exception) -> None:
+        emit({"line": f"[{label}] metrics of run {directory.name} left to the aggregation: {err}"})
+
+    def measure(key: str, directory: Path, tables: dict) -> None:
+        warmup, analysis, cache = metrics
+        try:
+            cached_run_metrics(directory, warmup, analysis, analysis.get("series", True), cache, code, tables, key)
+        except Exception as err:  # noqa: BLE001 - any error: the aggregation meets it again and reports it
+            failed(directory.with_name(key), err)
+        measured.add(key)
+
+    after = parse_into_tables(settings, measure if metrics else None)
+    outcomes = run_batch(runs, settings.results, tools, after, lambda line: emit(asdict(line)), label)
     if metrics:
-        from experiments.measure.aggregate import file_metrics
-
-        def failed(directory: Path, err: Exception) -> None:
-            emit({"line": f"[{label}] metrics of run {directory.name} left to the aggregation: {err}"})
-
-        done = [o.directory for o in outcomes if o.status != "failed"]
-        computed = file_metrics(done, *metrics, failed)
-        emit({"line": f"[{label}] metrics of {len(done)} runs filed ({len(done) - computed} were already)"})
+        found = [o.directory for o in outcomes if o.status != "failed" and o.key not in measured]
+        computed = file_metrics(found, *metrics, failed)
+        filed = len(measured) + len(found)
+        emit({"line": f"[{label}] metrics of {filed} runs filed ({len(found) - computed} were already)"})
     write_record(record, batch_record(outcomes, retry_of))
 
 
-def parse_into_tables(settings: Settings):
-    """Post-run step: the run's outputs to parquet tables in <run>/tables/, then drop the raw outputs they hold."""
+def parse_into_tables(settings: Settings, measure: Callable[[str, Path, dict], None] | None = None):
+    """Post-run step: the run's outputs to parquet tables in <run>/tables/, then drop the raw outputs they hold;
+    `measure(key, directory, tables)` is called in between with the tables in memory (parsers.run_tables)."""
     if not settings.parse:
         return None
     import parsers  # imported here: the core package does not need pyarrow to validate files
 
     def after(run: Run, key: str, directory: Path) -> None:
-        parsers.parse_run(directory, directory / "tables", {"seed": run.seed, "run_key": key})
+        tables = parsers.run_tables(directory)
+        context = parsers.run_context(directory, {"seed": run.seed, "run_key": key})
+        parsers.write_tables(tables, directory / "tables", context)
+        if measure:
+            measure(key, directory, tables)
         if not settings.keep_raw:
             for name in parsers.RAW_OUTPUTS:
                 (directory / name).unlink(missing_ok=True)

@@ -44,9 +44,9 @@ def test_a_cache_hit_gives_the_computed_tables_with_their_dtypes(untraced_run, t
 )
 def test_only_an_equal_computation_hits(untraced_run, tmp_path, change):
     base = {"warmup": 1.0, "analysis": {}, "keep_series": True, "code": "c"}
-    first = cache_key(untraced_run, **base)
-    assert cache_key(untraced_run, **{**base, **change}) != first
-    assert cache_key(untraced_run, **base) == first
+    first = cache_key(untraced_run.name, **base)
+    assert cache_key(untraced_run.name, **{**base, **change}) != first
+    assert cache_key(untraced_run.name, **base) == first
 
 
 def test_aggregate_writes_the_same_bytes_from_a_cold_and_a_warm_cache(untraced_run, tmp_path):

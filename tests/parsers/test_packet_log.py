@@ -14,7 +14,8 @@ import subprocess
 import pyarrow.parquet as pq
 import pytest
 
-from parsers import SCHEMAS, parse_run
+from experiments.measure.run import run_metrics
+from parsers import SCHEMAS, parse_run, run_tables
 from parsers.lines import MalformedFile
 from parsers.packet_log import MAGIC, RECORD, read_packet_log
 from tests.parsers.test_parser_real_run import CONTEXT, DRIVER, DRIVER_PARAMS
@@ -103,3 +104,14 @@ def test_a_full_disk_stops_ns_with_a_message(ns_binary, tmpfs):
     done = subprocess.run([str(ns_binary), str(DRIVER), str(run)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 1, done.stderr
     assert f"PacketLog: writing {run / 'packets.log'}: No space left on device" in done.stderr
+
+
+@pytest.mark.parametrize("mode", ["text", True])
+def test_metrics_of_the_tables_held_in_memory_are_those_read_back(runs, mode):
+    """A batch job measures a run from the tables it just made (parsers.run_tables), the aggregation from the
+    parquet files written from them: the same metrics and series, value for value."""
+    run, _ = runs[mode]
+    held = run_tables(run)
+    assert held.keys() == {p.stem for p in (run / "tables").glob("*.parquet")}
+    for read_back, in_memory in zip(run_metrics(run, 1.0), run_metrics(run, 1.0, held=held), strict=True):
+        assert len(read_back) and read_back.equals(in_memory)

@@ -151,12 +151,22 @@ def test_a_simulate_job_files_its_runs_metrics_for_the_aggregation(ns_binary, tm
     record, log = tmp_path / "record.json", tmp_path / "job.log"
     jobs.simulate_batch(plan, wildcards, settings, tools, record, log)
     assert f"metrics of {len(runs)} runs filed (0 were already)" in log.read_text()
+    # filed from the tables held in memory, under the run's key: what its parquet tables give
+    exp = doc["experiments"]["tiny"]
+    analysis, cache = analysis_settings(exp), layout.metrics_cache(settings.results)
+    code = aggregate_module.metrics_code_digest()
+    for entry in read_records([record]):
+        directory = Path(entry["directory"])
+        *filed, hit = aggregate_module.cached_run_metrics(directory, exp["warmup"], analysis, True, cache, code)
+        *fresh, _ = aggregate_module.cached_run_metrics(directory, exp["warmup"], analysis, True, None, code)
+        assert hit and all(a.equals(b) for a, b in zip(filed, fresh, strict=True))
+    jobs.simulate_batch(plan, wildcards, settings, tools, record, log)  # every run made: filed after the batch
+    assert f"metrics of {len(runs)} runs filed ({len(runs)} were already)" in log.read_text()
 
     def no_computing(*args, **kwargs):
         raise AssertionError("the aggregation computed a run's metrics the batch job had filed")
 
     monkeypatch.setattr(aggregate_module, "run_metrics", no_computing)
-    exp = doc["experiments"]["tiny"]
     contexts = [{"paper": doc["paper"], "experiment": "tiny", "seed": run.seed} for run in runs]
     out = tmp_path / "aggregated"
     aggregate_module.aggregate(
