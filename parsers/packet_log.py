@@ -66,42 +66,44 @@ def read_packet_log(path: str | Path) -> tuple[np.ndarray, list[str]]:
                 f"{path}: the last record is cut short ({(size - start) % RECORD.itemsize} of "
                 f"{RECORD.itemsize} bytes): ns was killed while writing, or the disk filled up"
             )
-        f.seek(start)
-        records = np.fromfile(f, RECORD)
+    # mapped, not read: the parts take a few fields of some records, and a copy of the whole file would cost
+    # more than that (a run's log is tens of MB, each page of a fresh copy faulted in and zeroed)
+    records = np.memmap(path, RECORD, "r", offset=start) if size > start else np.empty(0, RECORD)
     return records, names.decode().split(" ")
 
 
 def packet_log_events(path: str | Path, links: LinkTable) -> LinkEvents:
     """The LinkEvents of a packets.log: the tables the text trace's collectors would have gathered."""
     records, ptypes = read_packet_log(path)
-    if len(records) and (records["link"].min() < 0 or records["link"].max() >= len(links.links)):
-        raise MalformedFile(f"{path}: a record names link {records['link'].max()}; meta.json has {len(links.links)}")
+    link_of, event = np.array(records["link"]), np.array(records["event"])  # contiguous: each mask reads them
+    if len(records) and (link_of.min() < 0 or link_of.max() >= len(links.links)):
+        raise MalformedFile(f"{path}: a record names link {link_of.max()}; meta.json has {len(links.links)}")
     if len(records) and records["ptype"].max() >= len(ptypes):
         raise MalformedFile(f"{path}: a record's packet type {records['ptype'].max()} has no name in its header")
-    roles = links.roles.to_numpy(zero_copy_only=False)[records["link"]]
+    roles = links.roles.to_numpy(zero_copy_only=False)[link_of]
     nodes = {
         "from": np.array([link.src for link in links.links], np.int32),
         "to": np.array([link.dst for link in links.links], np.int32),
     }
     names = pa.array(ptypes, pa.string())
-    columns = {  # each built only for the parts that hold it: most rows need a few numbers
-        "uid": lambda rows: pa.array(rows["uid"]),
-        "fid": lambda rows: pa.array(rows["fid"]),
-        "seq": lambda rows: pa.array(rows["seq"].astype(np.int64)),
-        "ptype": lambda rows: names.take(pa.array(rows["ptype"])),
-        "size": lambda rows: pa.array(rows["size"]),
-        "time": lambda rows: pa.array(rows["time"]),
-        "flags": lambda rows: _FLAG_TEXT.take(pa.array(rows["flags"] & 127)),
-        "link": lambda rows: pa.array(rows["link"].astype(np.int32)),
-        "from": lambda rows: pa.array(nodes["from"][rows["link"]]),
-        "to": lambda rows: pa.array(nodes["to"][rows["link"]]),
+    columns = {  # each built only for the parts that hold it, from that field of their records alone
+        "uid": lambda rows: pa.array(records["uid"][rows]),
+        "fid": lambda rows: pa.array(records["fid"][rows]),
+        "seq": lambda rows: pa.array(records["seq"][rows].astype(np.int64)),
+        "ptype": lambda rows: names.take(pa.array(records["ptype"][rows])),
+        "size": lambda rows: pa.array(records["size"][rows]),
+        "time": lambda rows: pa.array(records["time"][rows]),
+        "flags": lambda rows: _FLAG_TEXT.take(pa.array(records["flags"][rows] & 127)),
+        "link": lambda rows: pa.array(link_of[rows].astype(np.int32)),
+        "from": lambda rows: pa.array(nodes["from"][link_of[rows]]),
+        "to": lambda rows: pa.array(nodes["to"][link_of[rows]]),
     }
     parts = {}
-    for part, (event, role) in _PART_EVENTS.items():
-        mask = records["event"] == event[0]
+    for part, (code, role) in _PART_EVENTS.items():
+        mask = event == code[0]
         if role is not None:
             mask &= roles == ROLES.index(role)
-        rows = records[mask]
+        rows = np.flatnonzero(mask)
         names_of_part = PARTS[part]
         parts[part] = pa.table([columns[n](rows) for n in names_of_part], schema=part_schema(names_of_part))
     return LinkEvents(**parts)
