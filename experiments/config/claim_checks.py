@@ -1,5 +1,6 @@
 """What the schema cannot say about the entries that name an experiment (figures, tables, claims): their `where`,
-a claim's levels, scope, tolerances and combine rule, and unique ids.
+a claim's levels, scope, tolerances and combine rule, the figures and tables a claim names, unique ids, and the
+headlines' claims.
 """
 
 from __future__ import annotations
@@ -55,6 +56,40 @@ def _check_references(doc: dict, path: Path) -> None:
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
         raise ConfigError(f"{path}: claims: duplicate id {duplicates[0]}")
+    _check_claim_figures(doc, path)
+    _check_headlines(doc, path)
+
+
+def _check_claim_figures(doc: dict, path: Path) -> None:
+    """A claim's `figures` name this file's figures and tables."""
+    drawn = [a["id"] for section in ("figures", "tables") for a in doc.get(section, [])]
+    for index, claim in enumerate(doc.get("claims", [])):
+        for artifact in claim.get("figures", []):
+            if artifact not in drawn:
+                raise ConfigError(
+                    f"{path}: claims[{index}].figures: '{artifact}' is not a figure or table of this file; "
+                    f"known: {', '.join(drawn) or 'none'}"
+                )
+
+
+def _check_headlines(doc: dict, path: Path) -> None:
+    """A headline names claims of this file, of class reproduction (the only class that counts as agreement: a
+    context or diagnostic claim cannot stand for what the paper says it shows); headline ids are unique."""
+    classes = {c["id"]: c.get("class", "reproduction") for c in doc.get("claims", [])}
+    seen: set[str] = set()
+    for index, headline in enumerate(doc.get("headlines", [])):
+        where = f"headlines[{index}]"
+        if headline["id"] in seen:
+            raise ConfigError(f"{path}: {where}.id: duplicate headline id {headline['id']}")
+        seen.add(headline["id"])
+        for claim in headline["claims"]:
+            if claim not in classes:
+                raise ConfigError(f"{path}: {where}.claims: unknown claim '{claim}'")
+            if classes[claim] != "reproduction":
+                raise ConfigError(
+                    f"{path}: {where}.claims: '{claim}' is of class {classes[claim]}; a headline's claims must be "
+                    "of class reproduction"
+                )
 
 
 def _check_claim_levels(claim: dict, axes: dict, exp_name: str, where: str, path: Path) -> None:
