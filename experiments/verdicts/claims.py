@@ -275,6 +275,12 @@ def combine(claim: dict, cells: list[Verdict]) -> list[ClaimVerdict]:
     return [ClaimVerdict(claim["id"], cls, rule, deciding.verdict, deciding, cells)]
 
 
+def combined_verdict(rule: str, verdicts: list[str]) -> str:
+    """The verdict of several by a combine rule (`all`: the worst, `any`: the best), as combine() ranks cells."""
+    order = _WORST_FIRST["any" if rule == "any" else "all"]
+    return min(verdicts, key=order.index)
+
+
 def judge(
     claim: dict,
     metrics: pd.DataFrame,
