@@ -24,15 +24,19 @@ from experiments.common.files import write_atomic
 from experiments.report.model import (
     CLASSES,
     FAILED_RUNS_TEXT,
+    HEADLINES_TEXT,
     VERDICT_LEGEND,
     FailedRun,
     PaperData,
     build_line,
     claim_row,
+    claims_text,
     counts_text,
     headline,
+    mechanism_text,
     paper_data,
     post_hoc_note,
+    readings_text,
     seeding_total,
     totals,
 )
@@ -124,6 +128,8 @@ def paper_markdown(data: PaperData) -> list[str]:
         failed = f" and {e.failed} failed (see Failed runs)" if e.failed else ""
         judged = f"; claims judged at the chosen reading {e.judged}" if e.judged else ""
         lines.append(f"- `{e.name}`: {e.runs} runs{failed} ({e.details}){judged}")
+    if data.headlines:
+        lines += ["", "### Headlines", "", HEADLINES_TEXT, ""] + headline_table(data)
     untested = null_untested(data)
     if untested:
         lines += ["", untested]
@@ -154,6 +160,25 @@ def paper_markdown(data: PaperData) -> list[str]:
             lines.append(f"- [{artifact['id']}]({rel}): {artifact.get('caption', '')}{note}")
     lines.append("")
     return lines
+
+
+def headline_table(data: PaperData) -> list[str]:
+    """One row per headline: the paper's words, the verdict, what the readings and the null readings say, and the
+    claims it is judged from."""
+    headers = ["headline", "the paper's words", "verdict", "under the readings tried", "tells the mechanism apart"]
+    headers.append("claims")
+    rows = [
+        [
+            hv.id,
+            f'"{hv.headline["quote"]}" ({hv.headline["source"]}; {hv.headline.get("combine", "all")} of its claims)',
+            f"**{hv.verdict}**",
+            readings_text(hv),
+            mechanism_text(hv),
+            claims_text(hv),
+        ]
+        for hv in data.headlines
+    ]
+    return markdown.table(headers, rows)
 
 
 def null_untested(data: PaperData) -> str:

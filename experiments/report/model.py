@@ -17,9 +17,10 @@ from experiments.config.readings import null_choices, reading_axes
 from experiments.store.tables import Measured, load_measured, read_failed
 from experiments.verdicts import verdict as verdict_mod
 from experiments.verdicts.claims import ClaimVerdict, claim_levels, judge_all
+from experiments.verdicts.headlines import BASELINE_ONLY, HeadlineVerdict, judge_headlines
 from experiments.verdicts.notes import fill_note
 from experiments.verdicts.seeding import ADDED, BUDGET, CAP, SeedPolicy, SeedRounds
-from experiments.verdicts.sensitivity import claim_key, non_discriminating
+from experiments.verdicts.sensitivity import NOT_RUN, claim_key, non_discriminating
 from experiments.verdicts.stats import CONFIDENCE, percent
 from experiments.verdicts.verdict import Verdict
 
@@ -244,6 +245,7 @@ class PaperData:
     null_tested: bool = False  # the sensitivity table holds this paper's null readings
     seeding: dict[str, ClaimSeeding] = field(default_factory=dict)  # claim key (row_key) -> what rounds did
     rounds: int = 0  # seeding rounds that added runs of this paper
+    headlines: list[HeadlineVerdict] = field(default_factory=list)  # the file's headlines, judged
 
     @property
     def seeding_outcome(self) -> tuple[int, Counter, int]:
@@ -339,7 +341,8 @@ def paper_data(
     seeding = {row_key(cv): claim_seeding(cv, rounds, paper) for cv in verdicts}
     n_rounds = sum(1 for s in rounds.schedules if any(r["paper"] == paper for r in s["runs"]))
     failed = failed_of(doc, results, added)
-    return PaperData(doc, verdicts, notes, experiments, failed, apart, tested, seeding, n_rounds)
+    headlines = judge_headlines(doc, verdicts, rows)
+    return PaperData(doc, verdicts, notes, experiments, failed, apart, tested, seeding, n_rounds, headlines)
 
 
 def _metrics_of(measured: dict[str, Measured], experiment: str):
@@ -421,3 +424,37 @@ def build_line(manifest: str | Path, profile: str) -> str:
         f"Profile: `{profile}`. ns-2 build `{build['key']}` (binary sha256 `{build['binary']['sha256'][:16]}…`, "
         f"patches: {', '.join(p['name'] for p in build['series']['patches'])})."
     )
+
+
+HEADLINES_TEXT = (
+    "What the paper says it shows (its abstract and conclusions), each sentence judged from the reproduction claims "
+    "that test it (all of them, or any one where the file says so): its verdict at the baseline, whether it holds "
+    "under every reading tried (`snakemake sensitivity-all`), and whether it holds with the paper's mechanism "
+    "switched off too (a null reading), in which case it is no evidence for the mechanism."
+)
+
+
+def readings_text(hv: HeadlineVerdict) -> str:
+    """What the readings tried say of a headline, in words."""
+    if hv.kind == NOT_RUN:
+        return "readings not run"
+    if hv.kind == BASELINE_ONLY:
+        return "only the baseline measured"
+    if hv.kind == "depends":
+        return f"depends on the reading: {', '.join(hv.depends_on)}" if hv.depends_on else "depends on the reading"
+    return {"holds": "holds under every reading tried", "fails": "fails under every reading tried"}.get(
+        hv.kind, hv.kind
+    )
+
+
+def mechanism_text(hv: HeadlineVerdict) -> str:
+    """Whether a headline tells the paper's mechanism apart from its null readings, in words."""
+    return {
+        "yes": "yes: fails without it",
+        "no": "no: holds without it too",
+    }.get(hv.discriminates, "untested")
+
+
+def claims_text(hv: HeadlineVerdict) -> str:
+    """The headline's claims with their verdicts, in the file's order."""
+    return "; ".join(f"{row_key(cv)}: {cv.verdict}" for cv in hv.claims)

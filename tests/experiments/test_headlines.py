@@ -4,13 +4,18 @@ from the null readings. Hand-built verdicts and table rows."""
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 
 from experiments.config.readings import BASELINE
+from experiments.report.markdown import write_report
+from experiments.store.tables import write_parquet
 from experiments.verdicts.claims import ClaimVerdict
 from experiments.verdicts.headlines import judge_headlines
-from experiments.verdicts.sensitivity import COLUMNS, NOT_RUN
+from experiments.verdicts.sensitivity import COLUMNS, NOT_RUN, table
 from experiments.verdicts.verdict import Verdict
+from tests.experiments.test_null_readings import RED_OFF, claim, load, metrics
 
 
 def verdict(claim: str, word: str, cls: str = "reproduction") -> ClaimVerdict:
@@ -18,14 +23,14 @@ def verdict(claim: str, word: str, cls: str = "reproduction") -> ClaimVerdict:
     return ClaimVerdict(claim, cls, "all", word, cell, [cell])
 
 
-def rows(table: dict[str, dict[str, str]], nulls: frozenset = frozenset(), inherited: frozenset = frozenset()):
+def rows(given: dict[str, dict[str, str]], nulls: frozenset = frozenset(), inherited: frozenset = frozenset()):
     """{claim: {reading: verdict}} as the sensitivity table's rows of one experiment."""
     out = []
-    for claim, by_reading in table.items():
+    for cid, by_reading in given.items():
         for reading, word in by_reading.items():
             row = dict.fromkeys(COLUMNS, "")
-            row |= {"paper": "p", "claim": claim, "class": "reproduction", "experiment": "exp", "reading": reading}
-            row |= {"verdict": word, "null": reading in nulls, "inherited": (claim, reading) in inherited}
+            row |= {"paper": "p", "claim": cid, "class": "reproduction", "experiment": "exp", "reading": reading}
+            row |= {"verdict": word, "null": reading in nulls, "inherited": (cid, reading) in inherited}
             row |= {"distance": float("nan")}
             out.append(row)
     return pd.DataFrame(out, columns=COLUMNS)
@@ -90,3 +95,37 @@ def test_only_the_baseline_measured_is_said_so():
     table = rows({"a": {BASELINE: "pass", "window=200": NOT_RUN}})
     (h,) = judge_headlines(doc(headline(["a"])), judged, table)
     assert h.kind == "baseline only"
+
+
+def test_report_md_opens_each_paper_with_its_headlines(tmp_path):
+    """REPORT.md: the headline table, from the report's verdicts and, with the sensitivity table, its readings."""
+    headlines = [
+        {"id": "busy", "quote": "The link stays busy.", "source": "Abstract", "claims": ["same"], "why": "w"},
+        {"id": "fewer_drops", "quote": "RED halves the drops.", "source": "§6", "claims": ["red_only"], "why": "w"},
+    ]
+    doc = load(
+        tmp_path,
+        [RED_OFF],
+        claims=[claim("same", "bottleneck_utilization_pct", 90), claim("red_only", "bottleneck_drop_pct", 5)],
+        headlines=headlines,
+    )
+    base = metrics(bottleneck_utilization_pct=90.0, bottleneck_drop_pct=5.0)
+    null = metrics(bottleneck_utilization_pct=90.0, bottleneck_drop_pct=10.0)
+    results = tmp_path / "results"
+    write_parquet(base.metrics, results / "minimal" / "tiny" / "metrics.parquet", "metrics")
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"key": "k", "binary": {"sha256": "0" * 64}, "series": {"patches": []}}))
+    sensitivity = tmp_path / "sensitivity.parquet"
+    write_parquet(table(doc, {"tiny": base}, {"mechanism=off": {"tiny": null}}), sensitivity, "sensitivity")
+    write_report([doc], results, manifest, tmp_path / "with.md", "smoke", sensitivity)
+    write_report([doc], results, manifest, tmp_path / "without.md", "smoke")
+    with_table, without = (tmp_path / "with.md").read_text(), (tmp_path / "without.md").read_text()
+    for text in (with_table, without):
+        assert text.index("### Headlines") < text.index("### Reproduction")
+    row = next(line for line in with_table.splitlines() if line.startswith("| busy "))
+    assert '"The link stays busy." (Abstract; all of its claims)' in row and "**pass**" in row
+    assert "no: holds without it too" in row and "same: pass" in row
+    row = next(line for line in with_table.splitlines() if line.startswith("| fewer_drops "))
+    assert "yes: fails without it" in row and "only the baseline measured" in row
+    row = next(line for line in without.splitlines() if line.startswith("| fewer_drops "))
+    assert "readings not run" in row and "untested" in row
