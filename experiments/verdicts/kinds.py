@@ -63,6 +63,8 @@ def _value(claim: dict, group: pd.DataFrame, label: str, confidence: float = CON
         len(values),
         _tolerated(mean, claim),
         value=mean,
+        shown=mean,
+        shown_half=half,
     )
 
 
@@ -73,7 +75,11 @@ def _extreme(claim: dict, group: pd.DataFrame, label: str, confidence: float = C
         return missing(claim)
     ordered = stats.sort_values("mean", ascending=claim["extreme"] == "min")
     measured = ", ".join(f"{lvl} {row['mean']:.4g}" for lvl, row in ordered.iterrows())
-    apart = difference(stats, _seed_table(claim, group), ordered.index[0], ordered.index[1], confidence=confidence)
+    table = _seed_table(claim, group)
+    apart = difference(stats, table, ordered.index[0], ordered.index[1], confidence=confidence)
+    rival = next(lvl for lvl in ordered.index if lvl != want)  # the claimed level's nearest rival
+    margin = difference(stats, table, want, rival, confidence=confidence)
+    sign = 1 if claim["extreme"] == "max" else -1
     test = _test([apart.paired])
     if ordered.index[0] != want:
         verdict, note = "fail", f"{ordered.index[0]} is the {claim['extreme']}"
@@ -95,6 +101,8 @@ def _extreme(claim: dict, group: pd.DataFrame, label: str, confidence: float = C
         note,
         test=test,
         undecided=verdict == "drift",  # the extreme by mean: the interval decides
+        shown=sign * margin.mean,
+        shown_half=margin.half,
     )
 
 
@@ -139,10 +147,13 @@ def _compare(claim: dict, group: pd.DataFrame, label: str, confidence: float = C
     a = stats.loc[want]
     table = _seed_table(claim, group)
     wrong, weak, paired, open_ = [], [], [], []
+    least = None  # the smallest oriented gap over the levels compared, for the specification curve
     for other in others:
         b = stats.loc[other]
         gap = difference(stats, table, want, other, factor, confidence)
         paired.append(gap.paired)
+        if least is None or sign * gap.mean < sign * least.mean:
+            least = gap
         if sign * (a["mean"] - b["mean"]) <= 0:
             wrong.append(other)
         elif sign * gap.mean <= 0 or not gap.apart:
@@ -174,6 +185,8 @@ def _compare(claim: dict, group: pd.DataFrame, label: str, confidence: float = C
         note,
         test=test,
         undecided=verdict == "drift" and all(open_),  # a drift short of the factor beyond doubt stays one
+        shown=sign * least.mean,
+        shown_half=least.half,
     )
 
 
@@ -201,6 +214,8 @@ def _bound(claim: dict, group: pd.DataFrame, label: str, confidence: float = CON
         f"drift {word} {claim['drift_threshold']:g}",
         len(values),
         verdict,
+        shown=mean,
+        shown_half=half,
     )
 
 
@@ -214,6 +229,7 @@ def _nearest(claim: dict, group: pd.DataFrame, label: str, confidence: float = C
     near = abs(a["mean"] - stats.loc[target, "mean"])
     table = _seed_table(claim, group)
     verdict, notes, paired = "pass", [], []
+    margins = []  # (how much nearer to the target than to the rival, its interval's half-width) per rival
     for rival in rivals:
         far = abs(a["mean"] - stats.loc[rival, "mean"])
         seeds = shared_seeds(table, [want, target, rival])
@@ -221,11 +237,13 @@ def _nearest(claim: dict, group: pd.DataFrame, label: str, confidence: float = C
         if seeds is not None:  # per seed: how much nearer A is to the target than to the rival
             gain = (seeds[want] - seeds[rival]).abs() - (seeds[want] - seeds[target]).abs()
             clear = not math.isnan(half := half_width(gain, confidence)) and gain.mean() > half
+            margins.append((float(gain.mean()), half))
         else:
             halves = [a["half"], stats.loc[target, "half"], stats.loc[rival, "half"]]
             # No interval for some level: never apart (NaN taken explicitly, not by max()'s argument order).
             slack = math.nan if any(math.isnan(h) for h in halves) else halves[0] + max(halves[1:])
             clear = not math.isnan(slack) and far - near > slack
+            margins.append((far - near, slack))
         if near >= far:
             verdict = "fail"
             notes.append(f"nearer to {rival}")
@@ -250,6 +268,8 @@ def _nearest(claim: dict, group: pd.DataFrame, label: str, confidence: float = C
         "; ".join(notes),
         test=test,
         undecided=verdict == "drift",  # nearer by mean: the intervals decide
+        shown=min(margins)[0],
+        shown_half=min(margins)[1],
     )
 
 
@@ -278,6 +298,8 @@ def _ratio(claim: dict, group: pd.DataFrame, label: str, confidence: float = CON
         _tolerated(change, claim),
         value=change,
         test=_test([paired]),
+        shown=change,
+        shown_half=half,
     )
 
 
@@ -315,6 +337,7 @@ def _slope(claim: dict, group: pd.DataFrame, label: str, confidence: float = CON
         _tolerated(slope, claim),
         value=slope,
         test=_test([change.paired]),
+        shown=slope,
     )
 
 

@@ -56,6 +56,8 @@ COLUMNS = [
     "distance",
     "inherited",
     "null",
+    "shown",  # what a specification curve draws, and its interval's half-width (verdicts.verdict.Verdict)
+    "shown_half",
 ]
 
 
@@ -146,6 +148,8 @@ def table(
                         "distance": relative_distance(claim, cv.deciding.value),
                         "inherited": bool(reading.metrics) and not reading.metrics.keys() & claim_metrics(claim),
                         "null": reading.null,
+                        "shown": cv.deciding.shown,
+                        "shown_half": cv.deciding.shown_half,
                     }
                 )
     return pd.DataFrame(rows, columns=COLUMNS)

@@ -25,6 +25,12 @@ class Verdict:
     value: float = math.nan  # kinds value, ratio and slope: the number judged against expected
     test: str = ""  # how two levels were compared: paired (per seed), unpaired or partly paired (verdicts.stats)
     undecided: bool = False  # a drift only because an interval holds 0 or cannot be formed (verdicts.kinds)
+    # What a specification curve draws for the cell (report.spec_curves), with its interval's half-width (nan: none):
+    # the judged number (value, bound, ratio, slope), or for the orderings the margin by which the claimed order
+    # holds, oriented so that above 0 it holds (extreme: over the nearest rival; compare: the least over the levels
+    # compared, the factor applied; nearest: how much nearer to the target than to the closest rival).
+    shown: float = math.nan
+    shown_half: float = math.nan
 
 
 def scope_of(claim: dict) -> str:
