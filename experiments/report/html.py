@@ -40,6 +40,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,13 +60,17 @@ from experiments.report.model import (
     claim_row,
     counts_text,
     headline,
+    mechanism_text,
     paper_data,
+    readings_text,
+    row_key,
     seeding_total,
     totals,
 )
 from experiments.store import layout
 from experiments.store.layout import INDEX_PAGE as INDEX
-from experiments.store.layout import paper_page, runs_page
+from experiments.store.layout import headline_curve, paper_page, runs_page
+from experiments.verdicts.headlines import HeadlineVerdict
 from experiments.verdicts.seeding import SeedRounds
 from experiments.verdicts.sensitivity import by_experiment
 
@@ -85,6 +90,11 @@ def pages(docs: list[dict]) -> list[str]:
         + [paper_page(d["paper"]) for d in docs]
         + [runs_page(d["paper"], exp) for d in docs for exp in d["experiments"]]
     )
+
+
+def curves(docs: list[dict]) -> list[str]:
+    """Every headline's specification curve, relative to the results folder."""
+    return [headline_curve(d["paper"], h["id"]) for d in docs for h in d.get("headlines", [])]
 
 
 def link(page: str, target: str) -> str:
@@ -180,6 +190,25 @@ def artifacts(data: PaperData, results: Path, page: str) -> list[Artifact]:
     return out
 
 
+def headline_rows(data: PaperData, page: str) -> list[dict]:
+    """What the pages show of each headline: its words, verdict, readings and claims, and its curve's link."""
+    return [
+        {
+            "id": hv.id,
+            "quote": hv.headline["quote"],
+            "source": hv.headline["source"],
+            "combine": hv.headline.get("combine", "all"),
+            "why": hv.headline["why"],
+            "verdict": hv.verdict,
+            "readings": readings_text(hv),
+            "mechanism": mechanism_text(hv),
+            "claims": [(cv.claim, row_key(cv), cv.verdict) for cv in hv.claims],
+            "curve": link(page, headline_curve(data.doc["paper"], hv.id)),
+        }
+        for hv in data.headlines
+    ]
+
+
 def run_file(page: str, folder: str, name: str) -> str:
     """The link from a page to a file of a run directory (<results>/runs/<folder>/<name>)."""
     return link(page, (layout.runs_dir("") / folder / name).as_posix())
@@ -265,9 +294,12 @@ def write(
     commit: str,
     sensitivity: str | Path | None = None,
     rounds: SeedRounds | None = None,
+    draw_curve: Callable[[HeadlineVerdict, pd.DataFrame | None, dict, Path], Path] | None = None,
 ) -> list[Path]:
     """Every page of the report, under <results>/report/; `sensitivity`: the sensitivity table (sensitivity.parquet)
-    when the targets made it, else None; `rounds`: the seeding rounds run. Returns the pages written."""
+    when the targets made it, else None; `rounds`: the seeding rounds run; `draw_curve(headline verdict, the paper's
+    rows of the table or None, its file, out)`: draws a headline's specification curve (figures.spec_curves.draw,
+    which this stage cannot import). Returns the pages and curves written."""
     results = Path(results)
     env = environment()
     provenance = Provenance.of(manifest, profile, tcl_sha256, commit)
@@ -285,7 +317,7 @@ def write(
         INDEX: env.get_template("index.html.j2").render(
             **common,
             page=INDEX,
-            papers=[(d, summary(d), paper_page(d.doc["paper"])) for d in papers],
+            papers=[(d, summary(d), paper_page(d.doc["paper"]), headline_rows(d, INDEX)) for d in papers],
             headline=headline(totals(papers)),
             seeding=seeding_total(papers),
             legend=VERDICT_LEGEND,
@@ -305,6 +337,7 @@ def write(
             data=data,
             paper=paper,
             readings=readings,
+            headlines=headline_rows(data, page),
             several=[cv for cv in data.verdicts if len(cv.cells) > 1],
             claim_verdicts=claim_verdicts(data),
             rows=[claim_row(cv, data.notes, data.seeding) for cls in CLASSES for cv in data.by_class[cls]],
@@ -338,6 +371,10 @@ def write(
                 replications=[(paper, e)],
             )
     written = []
+    for data in papers if draw_curve else []:
+        rows = table[table["paper"] == data.doc["paper"]] if table is not None else None
+        for hv in data.headlines:
+            written.append(draw_curve(hv, rows, data.doc, results / headline_curve(data.doc["paper"], hv.id)))
     for page, text in rendered.items():
         write_atomic(results / page, text)
         written.append(results / page)

@@ -442,9 +442,12 @@ def readings_text(hv: HeadlineVerdict) -> str:
         return "only the baseline measured"
     if hv.kind == "depends":
         return f"depends on the reading: {', '.join(hv.depends_on)}" if hv.depends_on else "depends on the reading"
-    return {"holds": "holds under every reading tried", "fails": "fails under every reading tried"}.get(
-        hv.kind, hv.kind
-    )
+    words = {
+        "holds": "holds under every reading tried",
+        "fails": "fails under every reading tried",
+        "not measured": "no reading measured it",
+    }
+    return words.get(hv.kind, hv.kind)
 
 
 def mechanism_text(hv: HeadlineVerdict) -> str:

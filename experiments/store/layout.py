@@ -13,6 +13,7 @@
   <paper>/figures/<id>.png, <paper>/tables/<id>.{csv,md}   the figures and tables
   REPORT.md, SENSITIVITY.md, sensitivity.parquet            the reports
   report/index.html, report/papers/<paper>.html, report/runs/<paper>/<experiment>.html   the HTML report
+  report/curves/<paper>/<headline>.png       a headline's specification curve (figures/spec_curves.py)
 
 Functions take the results folder and return a Path; the report's pages are also named relative to the folder
 (posix strings), because their links are. A Snakemake rule's pattern is the same call with "{wildcard}" names.
@@ -126,6 +127,10 @@ def paper_page(paper: str) -> str:
 
 def runs_page(paper: str, experiment: str) -> str:
     return f"report/runs/{paper}/{experiment}.html"
+
+
+def headline_curve(paper: str, headline: str) -> str:
+    return f"report/curves/{paper}/{headline}.png"
 
 
 def relative(path: Path, results: str | Path) -> str:

@@ -48,9 +48,10 @@ class HeadlineVerdict:
         other reading measured it, `not run` without the sensitivity table."""
         if not self.readings:
             return NOT_RUN
-        if not {r for r, v in self.readings.items() if v not in UNMEASURED} - {BASELINE}:
+        measured = {r for r, v in self.readings.items() if v not in UNMEASURED}
+        if measured == {BASELINE}:
             return BASELINE_ONLY
-        return classify(self.readings)
+        return classify(self.readings)  # `not measured` when no reading measured it
 
     @property
     def depends_on(self) -> list[str]:

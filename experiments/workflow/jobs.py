@@ -274,7 +274,8 @@ def html_pages(plan: Plan, results: str | Path) -> list[str]:
     """Every page of the HTML report."""
     from experiments.report import html
 
-    return [str(Path(results) / page) for page in html.pages(list(plan.docs.values()))]
+    docs = list(plan.docs.values())
+    return [str(Path(results) / page) for page in html.pages(docs) + html.curves(docs)]
 
 
 def html_report(
@@ -287,9 +288,10 @@ def html_report(
     commit: str,
     log: str | Path,
 ) -> None:
-    """The HTML report; `sensitivity`: the sensitivity table's path when the targets made it (else empty);
-    `seeding`: the seeding rounds' inputs."""
+    """The HTML report with each headline's specification curve; `sensitivity`: the sensitivity table's path when
+    the targets made it (else empty); `seeding`: the seeding rounds' inputs."""
     from experiments.report import html
+    from figures import spec_curves
 
     written = html.write(
         list(plan.docs.values()),
@@ -300,6 +302,7 @@ def html_report(
         commit,
         sensitivity[0] if sensitivity else None,
         seed_rounds(plan, seeding),
+        spec_curves.draw,
     )
     Path(log).write_text("".join(f"wrote {path}\n" for path in written))
 

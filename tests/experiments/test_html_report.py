@@ -22,6 +22,7 @@ from experiments.report.model import VERDICTS
 from experiments.store.tables import load_measured, write_parquet
 from experiments.verdicts import sensitivity as sensitivity_mod
 from experiments.workflow.targets import wants_sensitivity
+from figures import spec_curves
 
 FILE = """
 paper: demo
@@ -56,6 +57,9 @@ claims:
      where: {queue: PI}, combine: each, expected: 5, pass: {rel: 0.1}, drift: {rel: 0.3}}
   - {id: other_figure, kind: value, class: sanity, source: "Fig. 5.10", experiment: flows,
      metric: bottleneck_queue_delay_ms_mean, expected: 5, pass: {rel: 0.1}, drift: {rel: 0.3}}
+headlines:
+  - {id: pi_fastest, quote: "PI keeps the queue delay lowest.", source: "Abstract", claims: [pi_lower, pi_each],
+     why: "the ordering, and PI's own delay"}
 """
 TABLE_MD = (
     "**Table 1. Delay per queue**\n\nMean over `seeds`.\n\n| Queue | Delay (ms) |\n| :--- | ---: |\n| RED | 9.0 |\n"
@@ -137,7 +141,8 @@ def render(doc: dict, results: Path, with_sensitivity: bool = False) -> list[Pat
         baseline = load_measured(doc, results)  # the reading's runs are made up as the baseline's
         write_parquet(sensitivity_mod.table(doc, baseline, {"weight=fast": baseline}), table, "sensitivity")
         (results / "SENSITIVITY.md").write_text("made up\n")
-    return html_report.write([doc], results, results.parent / "manifest.json", "smoke", "t" * 64, "abc123", table)
+    manifest = results.parent / "manifest.json"
+    return html_report.write([doc], results, manifest, "smoke", "t" * 64, "abc123", table, draw_curve=spec_curves.draw)
 
 
 class Page(HTMLParser):
@@ -223,9 +228,9 @@ def test_a_failed_run_is_listed_with_its_stderr_and_rerun_script(results):
 
 def test_every_link_and_image_resolves_and_every_anchor_exists(results):
     doc, folder = results
-    pages = render(doc, folder, with_sensitivity=True)
-    assert [p.relative_to(folder).as_posix() for p in pages] == html_report.pages([doc])
-    parsed = {page.resolve(): Page(page) for page in pages}
+    written = render(doc, folder, with_sensitivity=True)
+    assert [p.relative_to(folder).as_posix() for p in written] == html_report.curves([doc]) + html_report.pages([doc])
+    parsed = {page.resolve(): Page(page) for page in written if page.suffix == ".html"}
     checked = 0
     for page, found in parsed.items():
         assert found.images or page.name != "demo.html", "the paper page shows its figure"
@@ -321,3 +326,28 @@ def test_the_html_rule_reads_the_sensitivity_table_only_for_sensitivity_all():
     assert wants_sensitivity(["reproduce-all", "sensitivity-all"]) and wants_sensitivity(["./sensitivity-all"])
     assert not wants_sensitivity([]) and not wants_sensitivity(None)
     assert not wants_sensitivity(["reproduce-all", "results/sensitivity.parquet"])
+
+
+def test_each_paper_opens_with_its_headlines_and_their_curves(results):
+    """The front page lists each headline with its verdict words and the curve's thumbnail; the paper page opens
+    with them, each linking its claims; each curve is drawn, from the baseline alone without the sensitivity
+    table and with every reading from it."""
+    doc, folder = results
+    curve = folder / "report" / "curves" / "demo" / "pi_fastest.png"
+    render(doc, folder)
+    without = Image.open(curve)
+    assert without.format == "PNG" and without.size[0] > 300
+    front = Page(folder / "report" / "index.html")
+    row = front.tables["headlines-demo"][1]
+    assert row[0].startswith("“PI keeps the queue delay lowest.”") and row[2] == "readings not run"
+    assert "curves/demo/pi_fastest.png" in front.images
+    page = Page(folder / "report" / "papers" / "demo.html")
+    assert {"headline-pi_fastest", "claim-pi_lower", "claim-pi_each"} <= set(page.ids)
+    assert "#claim-pi_lower" in page.links and "../curves/demo/pi_fastest.png" in page.images
+    text = (folder / "report" / "papers" / "demo.html").read_text()
+    assert text.index('id="headlines"') < text.index('id="experiments"')
+    baseline_only = curve.read_bytes()
+    render(doc, folder, with_sensitivity=True)
+    front = Page(folder / "report" / "index.html")
+    assert front.tables["headlines-demo"][1][2] == "no reading measured it"  # a failed run leaves a cell incomplete
+    assert curve.read_bytes() != baseline_only, "drawn anew from the table"
