@@ -20,9 +20,11 @@ footer names the profile, the seeds per cell of its experiments, the ns-2 binary
 and build key (build/ns2/manifest.json), the Tcl library's hash (the one in every run key) and the project's git
 commit ("unknown" outside a git checkout, e.g. in the container).
 
-A figure entry names no section of the paper, only a caption that starts with the figure's or table's number
-("Fig. 5.1.", "Table 2."): beside it are the claims judged on its experiment whose `source` cites that number
-(e.g. "§5.2, Fig. 8"), with their verdicts; those sources give the section.
+Beside each figure and table are the claims that check it, with their verdicts: those that name it in their
+`figures`, and those judged on its experiment whose `source` cites the number its caption starts with ("Fig. 5.1.",
+"Table 2."; e.g. a source "§5.2, Fig. 8"); their sources give the section. A paper page opens with the paper's
+headlines, each with its specification curve (figures/spec_curves.py), then the figures and tables, then the
+experiments and the full claim table.
 
 The sensitivity table: results/sensitivity.parquet is made by the target `sensitivity-all` (every alternative
 reading's runs: hours), never by `reproduce-all`, which must not force it. So the rule (workflows/report.smk)
@@ -144,14 +146,20 @@ _NUMBERED = re.compile(r"(?:Appendix\s+)?(Figs?\.|Figures?|Tables?)\s*(\d+(?:\.\
 
 
 def cited_by(artifact: dict, claims: list[dict]) -> list[dict]:
-    """The claims judged on an artifact's experiments whose source cites the number its caption starts with."""
+    """The claims that check an artifact, in the file's order: those naming it in their `figures`, and those judged
+    on its experiments whose source cites the number its caption starts with."""
     found = _NUMBERED.match(artifact.get("caption", ""))
-    if not found:
-        return []
-    kind = r"Tables?" if found[1].startswith("Table") else r"(?:Figs?\.|Figures?)"
-    cites = re.compile(rf"\b{kind}\s*{re.escape(found[2])}(?![\d]|\.\d)")
+    cites = None
+    if found:
+        kind = r"Tables?" if found[1].startswith("Table") else r"(?:Figs?\.|Figures?)"
+        cites = re.compile(rf"\b{kind}\s*{re.escape(found[2])}(?![\d]|\.\d)")
     experiments = {artifact["experiment"], artifact.get("reference")}
-    return [c for c in claims if c["experiment"] in experiments and cites.search(c["source"])]
+    return [
+        c
+        for c in claims
+        if artifact["id"] in c.get("figures", ())
+        or (cites is not None and c["experiment"] in experiments and cites.search(c["source"]))
+    ]
 
 
 @dataclass

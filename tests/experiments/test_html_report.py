@@ -313,13 +313,20 @@ def test_a_table_file_s_markdown_as_blocks():
     assert (blocks[1].header, blocks[1].align, blocks[1].rows) == (("a", "b | c"), ("left", "right"), (("1", "2"),))
 
 
-def test_a_figure_is_shown_beside_the_claims_that_cite_its_number():
+def test_a_figure_is_shown_beside_the_claims_that_cite_its_number_or_name_it():
     sources = [("a", "§5, Fig. 5.1"), ("b", "Fig. 5.10"), ("c", "Table 5.1"), ("d", "§5.1, Figs. 5.1-5.3")]
     claims = [{"id": i, "experiment": "e", "source": s} for i, s in sources]
-    assert [c["id"] for c in html_report.cited_by({"experiment": "e", "caption": "Fig. 5.1. X"}, claims)] == ["a", "d"]
-    assert [c["id"] for c in html_report.cited_by({"experiment": "e", "caption": "Table 5.1: Y"}, claims)] == ["c"]
-    assert html_report.cited_by({"experiment": "other", "caption": "Fig. 5.1. X"}, claims) == []
-    assert html_report.cited_by({"experiment": "e", "caption": "Load of the link"}, claims) == []
+    fig = {"id": "fig5_1", "experiment": "e", "caption": "Fig. 5.1. X"}
+    assert [c["id"] for c in html_report.cited_by(fig, claims)] == ["a", "d"]
+    table = {"id": "t5_1", "experiment": "e", "caption": "Table 5.1: Y"}
+    assert [c["id"] for c in html_report.cited_by(table, claims)] == ["c"]
+    assert html_report.cited_by({**fig, "experiment": "other"}, claims) == []
+    load = {"id": "load", "experiment": "e", "caption": "Load of the link"}
+    assert html_report.cited_by(load, claims) == []
+    # a claim's `figures` name what it checks, whatever its source cites (a section, for most of Alemu's)
+    named = [*claims, {"id": "e", "experiment": "e", "source": "§2.4", "figures": ["load", "fig5_1"]}]
+    assert [c["id"] for c in html_report.cited_by(load, named)] == ["e"]
+    assert [c["id"] for c in html_report.cited_by(fig, named)] == ["a", "d", "e"]
 
 
 def test_the_html_rule_reads_the_sensitivity_table_only_for_sensitivity_all():
@@ -351,3 +358,14 @@ def test_each_paper_opens_with_its_headlines_and_their_curves(results):
     front = Page(folder / "report" / "index.html")
     assert front.tables["headlines-demo"][1][2] == "no reading measured it"  # a failed run leaves a cell incomplete
     assert curve.read_bytes() != baseline_only, "drawn anew from the table"
+
+
+def test_a_long_note_folds_behind_a_click(results):
+    doc, folder = results
+    long_note = "Hypothesis: " + "the queue stays short " * 20
+    doc["claims"][0]["note"] = long_note
+    render(doc, folder)
+    text = (folder / "report" / "papers" / "demo.html").read_text()
+    folded = text[text.index('id="claim-pi_lower"') :]
+    assert folded.index("<details><summary>") < folded.index("</summary>") < folded.index(long_note.strip())
+    assert "<details>" not in text[text.index('id="claim-pi_each"') :].split("</tr>")[0], "a short note stays open"
