@@ -166,7 +166,7 @@ def headline_table(data: PaperData) -> list[str]:
     """One row per headline: the paper's words, the verdict, what the readings and the null readings say, and the
     claims it is judged from."""
     headers = ["headline", "the paper's words", "verdict", "under the readings tried", "tells the mechanism apart"]
-    headers.append("claims")
+    headers += ["claims", "curve"]
     rows = [
         [
             hv.id,
@@ -175,6 +175,7 @@ def headline_table(data: PaperData) -> list[str]:
             readings_text(hv),
             mechanism_text(hv),
             claims_text(hv),
+            f"[{hv.id}.png]({layout.headline_curve(data.doc['paper'], hv.id)})",  # drawn with the HTML report
         ]
         for hv in data.headlines
     ]

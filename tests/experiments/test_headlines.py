@@ -125,6 +125,7 @@ def test_report_md_opens_each_paper_with_its_headlines(tmp_path):
     row = next(line for line in with_table.splitlines() if line.startswith("| busy "))
     assert '"The link stays busy." (Abstract; all of its claims)' in row and "**pass**" in row
     assert "no: holds without it too" in row and "same: pass" in row
+    assert "[busy.png](report/curves/minimal/busy.png)" in row
     row = next(line for line in with_table.splitlines() if line.startswith("| fewer_drops "))
     assert "yes: fails without it" in row and "only the baseline measured" in row
     row = next(line for line in without.splitlines() if line.startswith("| fewer_drops "))
