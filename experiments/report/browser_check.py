@@ -1,8 +1,9 @@
 """The HTML report as a reader's browser shows it: every page opened from the file system in headless Chromium
 (Debian's /usr/bin/chromium, driven by Playwright) in a laptop-wide window, and what a reader would notice listed:
-an image that did not load, a link to a file that does not exist, a claim table whose verdict column lies beyond
-the window's right edge. `python -m experiments check-report <results>/report` runs it on any results folder (the
-default profile's, say); tests/workflow/test_html_report_browser.py uses its pieces on the smoke profile's.
+an image that did not load, a link to a file that does not exist, a headline shown without its specification
+curve, a claim table whose verdict column lies beyond the window's right edge. `python -m experiments check-report
+<results>/report` runs it on any results folder (the default profile's, say); tests/workflow/
+test_html_report_browser.py uses its pieces on the smoke profile's.
 """
 
 from __future__ import annotations
@@ -28,9 +29,11 @@ class PageCheck:
     links: int = 0
     dead_links: list[Path] = field(default_factory=list)
     verdict_edge: float | None = None  # px from the left edge; None: the page has no claim table
+    no_curve: list[str] = field(default_factory=list)  # ids of headlines shown without their curve
 
     def problems(self) -> list[str]:
         out = [f"{self.page}: image did not load: {src}" for src in self.broken_images]
+        out += [f"{self.page}: headline without its curve: {h}" for h in self.no_curve]
         out += [f"{self.page}: link to a missing file: {path}" for path in self.dead_links]
         if self.verdict_edge is not None and self.verdict_edge > VIEWPORT["width"]:
             out.append(
@@ -49,6 +52,15 @@ def files_of(page) -> list[Path]:
     """The files an open page's links point to (not its anchors), resolved as the browser resolved them."""
     hrefs = page.eval_on_selector_all("a[href]", "links => links.map(a => a.href)")
     return [Path(unquote(urlparse(h).path)) for h in hrefs if urlparse(h).scheme == "file"]
+
+
+def headlines_without_curve(page) -> list[str]:
+    """The ids of the headlines an open page shows (front page rows, paper page sections) with no loaded curve."""
+    return page.eval_on_selector_all(
+        "tr.headline, section.headline",
+        "hs => hs.filter(h => !Array.from(h.querySelectorAll('img')).some(i => i.complete && i.naturalWidth > 0))"
+        ".map(h => h.id)",
+    )
 
 
 def verdict_edge(page) -> float | None:
@@ -72,6 +84,7 @@ def check_page(page, html: Path) -> PageCheck:
         len(files),
         sorted({f for f in files if not f.is_file()}),
         verdict_edge(page),
+        headlines_without_curve(page),
     )
 
 

@@ -33,6 +33,15 @@ CHOICE = {
 }
 
 
+HEADLINE = {
+    "id": "pi_keeps_delay_low",
+    "quote": "PI keeps the queueing delay lower than RED, and near its reference.",
+    "source": "this test",
+    "claims": ["pi_holds_delay_lower", "pi_delay_per_flows"],
+    "why": "the ordering, and PI's own delay at each number of flows",
+}
+
+
 @pytest.fixture(scope="module")
 def browser():
     """Debian's Chromium under Playwright; skipped (or failed, with NS2REPRO_BROWSER=1) when either is missing."""
@@ -74,6 +83,9 @@ def sweep_run(tmp_path_factory, ns_binary) -> tuple[Path, Path, dict]:
     sweep_file = sweep(root / "red_pi_flows.yaml")
     doc = yaml.safe_load(sweep_file.read_text())
     doc["choices"] = [CHOICE]
+    for claim in doc["claims"]:
+        claim["figures"] = ["delay_vs_flows"]
+    doc["headlines"] = [HEADLINE]
     sweep_file.write_text(yaml.safe_dump(doc, sort_keys=False))
     results = root / "results"
     proc = snakemake(work, sweep_file, results, "reproduce-all")
@@ -129,6 +141,8 @@ def test_the_report_in_a_browser(browser, sweep_run, tmp_path):
     front = screenshot(browser, results / "report" / "index.html", tmp_path / "front.png")
     assert front.title().startswith("Reproduction report")
     assert front.locator("#counts-red_pi_flows").count() == 1, "the claim counts of the paper"
+    assert front.locator("#headlines-red_pi_flows tr.headline").count() == len(doc["headlines"])
+    assert report_check.headlines_without_curve(front) == [], "a headline's thumbnail on the front page"
     front.click("#red_pi_flows h2 a")  # to the paper's page, as a reader would
     front.wait_for_load_state("load")
     assert front.url.endswith("/report/papers/red_pi_flows.html")
@@ -136,7 +150,12 @@ def test_the_report_in_a_browser(browser, sweep_run, tmp_path):
     assert (tmp_path / "front.png").stat().st_size > 10_000 and (tmp_path / "paper.png").stat().st_size > 10_000
 
     widths = front.eval_on_selector_all("img", "images => images.map(i => i.complete ? i.naturalWidth : 0)")
-    assert len(widths) == len(doc["figures"]) and all(w > 0 for w in widths), f"a broken image: {widths}"
+    curves = len(doc["headlines"])
+    assert len(widths) == len(doc["figures"]) + curves and all(w > 0 for w in widths), f"a broken image: {widths}"
+    # every headline with its curve, and every figure with the claims that check it
+    assert report_check.headlines_without_curve(front) == [] and front.locator("section.headline").count() == curves
+    checks = front.locator(".artifact aside").all_inner_texts()
+    assert checks and all("Claims that check it" in text for text in checks), checks
     rows = front.locator("#claim-table tbody tr")
     assert rows.count() == claim_rows(doc) == 4
     verdicts = front.locator("#claim-table tbody tr td:nth-child(10)").all_inner_texts()
