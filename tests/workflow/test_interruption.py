@@ -132,7 +132,13 @@ def test_a_second_invocation_on_a_results_folder_in_use_stops_and_the_first_is_u
     first = start(cmd, tmp_path / "first.log")
     lock = results / ".workflow.lock"
     wait_for(lambda: lock.is_file() and "pid" in lock.read_text(), first, "the first invocation's lock")
-    second = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=600)
+    # The first is held still while the second starts: on a fast machine its short runs ended before the second had
+    # planned, and the second found nothing to do instead of a folder in use.
+    os.killpg(first.pid, signal.SIGSTOP)
+    try:
+        second = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=600)
+    finally:
+        os.killpg(first.pid, signal.SIGCONT)
     assert first.wait(timeout=1200) == 0, (tmp_path / "first.log").read_text()[-3000:]
 
     assert second.returncode == 2, second.stderr[-3000:]
