@@ -73,8 +73,30 @@ def check_level_subsets(axis: dict, where: str, path: str) -> None:
 RESERVED_EXPERIMENT_NAMES = ("figures", "tables")
 
 
+# ns-2's RNG takes its seed with atoi and refuses it unless 0 < seed < MAXINT (2^31 - 1): 0 means a clock-based seed,
+# and atoi wraps a larger number (2^32 becomes 0, 2^32 + 1 becomes 1), so one run key would give other numbers.
+NS2_SEED_MAX = 2**31 - 2
+
+
+def seeds_text(first: int, last: int) -> str:
+    return f"seeds {first}..{last} reach beyond ns-2's seed range 1..{NS2_SEED_MAX}"
+
+
+def _check_seeds(exp: dict, base: str, path: Path) -> None:
+    """Every seed an experiment runs (its count, or the paper's) within what ns-2's RNG accepts."""
+    seeds = exp["seeds"]
+    first = seeds.get("first", 1)
+    last = first + max(seeds["count"], seeds.get("paper", 0)) - 1
+    if last > NS2_SEED_MAX:
+        raise ConfigError(
+            f"{path}: {base}.seeds: {seeds_text(first, last)} (its RNG reads a C int and refuses 0 and 2^31 - 1); "
+            f"allowed: first + count - 1 (and first + paper - 1) at most {NS2_SEED_MAX}"
+        )
+
+
 def _check_experiment(name: str, exp: dict, path: Path, queues: dict | None = None) -> None:
     base = f"experiments.{name}"
+    _check_seeds(exp, base, path)
     if name in RESERVED_EXPERIMENT_NAMES:
         raise ConfigError(
             f"{path}: {base}: the name '{name}' is the directory of the paper's {name}; "

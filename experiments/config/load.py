@@ -6,6 +6,7 @@ allowed. Nothing is written while validating.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +77,20 @@ def read_yaml(path: Path) -> Any:
         raise ConfigError(f"{path}{where}: malformed YAML: {problem}") from None
 
 
+def _check_finite(value: Any, path: Path, where: str = "") -> None:
+    """No NaN or infinity anywhere in an experiment file: YAML reads `.nan` and `.inf` as numbers that the schema's
+    `number` admits, and every comparison with NaN is false, so a NaN factor, tolerance or duration would pass checks
+    and verdicts silently. No key of the schema takes one."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"{path}: {where or '(top)'}: {value} is not a finite number; allowed: a finite number")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_finite(item, path, f"{where}.{key}" if where else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_finite(item, path, f"{where}[{index}]")
+
+
 # The experiment fields that change what the aggregate stage computes from the same runs (not the runs).
 ANALYSIS_KEYS = ("queue_thresholds", "queue_ranges", "settle", "fec_blocks", "series")
 
@@ -122,6 +137,7 @@ def load(path: str | Path) -> dict:
     doc = read_yaml(path)
     if doc is None:
         raise ConfigError(f"{path}: empty file; an experiment file needs at least 'paper' and 'experiments'")
+    _check_finite(doc, path)
     validate_schema(doc, path)
     _check_queue_names(doc, path)
     for name, exp in doc["experiments"].items():

@@ -5,6 +5,7 @@ short runs and smoke_levels.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,6 +47,9 @@ class Settings:
         """Settings from Snakemake's config (a profile's settings file, `--config key=value`), checked against the
         schema, which also fills in the defaults: ConfigError (one line) for a key or value it does not allow."""
         cfg = dict(cfg)
+        for key, value in cfg.items():  # the schema's number bounds let NaN through (every comparison is false)
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ConfigError(f"workflow config: {key}={value} is not a finite number; allowed: a finite number")
         try:
             validate(cfg, str(SETTINGS_SCHEMA))
         except WorkflowError as err:  # raised while handling the schema's ValidationError: its context

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from experiments.common.files import canonical_json
 from experiments.config.errors import ConfigError
+from experiments.config.experiment_checks import NS2_SEED_MAX, seeds_text
 from experiments.config.load import analysis_settings, load
 from experiments.config.readings import BASELINE, Reading, experiments_of, run_readings
 from experiments.planning.expansion import Expansion, Run
@@ -265,4 +266,13 @@ def plan(settings: Settings, ns_binary: Path | None = None) -> Plan:
             if runs.doc is doc:
                 runs.check()
     policy = SeedPolicy(settings.seed_cap, settings.seed_budget)
+    for paper, doc in docs.items():
+        for name, exp in doc["experiments"].items():
+            seeds = policy.seeds(exp)
+            if seeds.first + seeds.cap - 1 > NS2_SEED_MAX:
+                raise ConfigError(
+                    f"{files[paper]}: experiments.{name}.seeds: with the seeding rounds' cap (setting seed_cap="
+                    f"{settings.seed_cap}), {seeds_text(seeds.first, seeds.first + seeds.cap - 1)}; allowed: "
+                    f"a seed_cap of at most {NS2_SEED_MAX - seeds.first + 1} here"
+                )
     return Plan(files, expansions, docs, readings, settings.batch_size, policy, settings.results)

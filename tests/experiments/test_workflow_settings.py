@@ -39,6 +39,14 @@ def test_a_flag_that_is_not_yes_or_no_is_an_error():
         Settings.from_config({"parse": "maybe"})
 
 
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_a_setting_that_is_not_a_finite_number_is_refused(value):
+    """`--config smoke_duration=nan` gives a float NaN, which the schema's `exclusiveMinimum: 0` lets through (every
+    comparison with NaN is false): smoke runs would be cut to NaN seconds."""
+    with pytest.raises(ConfigError, match=rf"smoke_duration={value} is not a finite number"):
+        Settings.from_config({"smoke_duration": value})
+
+
 def test_an_unknown_setting_is_refused_with_the_nearest_key():
     with pytest.raises(ConfigError, match="smok: unknown key 'smok'; did you mean 'smoke'"):
         Settings.from_config({"smok": True})
