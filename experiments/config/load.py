@@ -80,15 +80,24 @@ def read_yaml(path: Path) -> Any:
 def _check_finite(value: Any, path: Path, where: str = "") -> None:
     """No NaN or infinity anywhere in an experiment file: YAML reads `.nan` and `.inf` as numbers that the schema's
     `number` admits, and every comparison with NaN is false, so a NaN factor, tolerance or duration would pass checks
-    and verdicts silently. No key of the schema takes one."""
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ConfigError(f"{path}: {where or '(top)'}: {value} is not a finite number; allowed: a finite number")
+    and verdicts silently; a knob value given as the text "nan" would reach ns-2. No key of the schema takes one."""
+    if isinstance(value, float) and not math.isfinite(value) or isinstance(value, str) and _non_finite_text(value):
+        raise ConfigError(f"{path}: {where or '(top)'}: {value!r} is not a finite number; allowed: a finite number")
     if isinstance(value, dict):
         for key, item in value.items():
             _check_finite(item, path, f"{where}.{key}" if where else str(key))
     elif isinstance(value, list):
         for index, item in enumerate(value):
             _check_finite(item, path, f"{where}[{index}]")
+
+
+def _non_finite_text(text: str) -> bool:
+    """A string that reads as NaN or infinity ("nan", "-Infinity"): as a knob value it would reach ns-2, whose
+    TclCL reads a number with strtod."""
+    try:
+        return not math.isfinite(float(text))
+    except ValueError:
+        return False
 
 
 # The experiment fields that change what the aggregate stage computes from the same runs (not the runs).
