@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -64,8 +65,31 @@ def _best_error(errors: list[jsonschema.ValidationError]) -> jsonschema.Validati
     return jsonschema.exceptions.best_match(errors)
 
 
+def _integer(checker, instance) -> bool:
+    """An integer is an int: JSON Schema's integer also admits 2.0, which a seed count or a level then carries on
+    as a float (range(2.0) fails after validation)."""
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+def _pattern(validator, pattern, instance, schema):
+    """A pattern anchored with `$` must match to the string's end: Python's `$` (jsonschema matches with re.search)
+    also matches before a final newline, which let "fig7\n" pass as an id."""
+    if not validator.is_type(instance, "string"):
+        return
+    found = re.search(pattern, instance)
+    if not found or (pattern.endswith("$") and found.end() != len(instance)):
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+_Validator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    validators={"pattern": _pattern},
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _integer),
+)
+
+
 def validate_schema(doc: Any, path: Path) -> None:
-    validator = jsonschema.Draft202012Validator(schema())
+    validator = _Validator(schema())
     errors = list(validator.iter_errors(doc))
     if errors:
         raise ConfigError(f"{path}: {describe_error(_best_error(errors))}")
