@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from collections import Counter
 from pathlib import Path
@@ -88,7 +89,10 @@ def main(argv: list[str] | None = None) -> int:
     for sweep in args.sweep or ["results"]:
         folder, _, files = sweep.partition("=")
         rows += sweep_rows(Path(folder), [f for f in files.split(",") if f], args.profile)
-    command = ".venv/bin/python bench/seeding_rounds.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    # the label is shown after the command, not inside it
+    given = argv if argv is not None else sys.argv[1:]
+    shown = [a for i, a in enumerate(given) if a != "--label" and (i == 0 or given[i - 1] != "--label")]
+    command = ".venv/bin/python bench/seeding_rounds.py " + shlex.join(shown)
     lines = [
         MARK_BEGIN,
         "## Seeding rounds: what they decided and what they cost",
