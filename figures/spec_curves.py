@@ -90,7 +90,18 @@ def draw(hv: HeadlineVerdict, rows: pd.DataFrame | None, doc: dict, out: str | P
     width = max(6.0, min(16.0, 2.0 + 0.45 * max((len(p) for p in panels.values()), default=1) * min(n, 2)))
     columns = 1 if n == 1 else 2
     rows_n = math.ceil(n / columns)
-    fig, axes = plt.subplots(rows_n, columns, figsize=(width, 3.4 * rows_n + 1.4), squeeze=False)
+    only = "" if rows is not None else " (baseline only: run `snakemake sensitivity-all` for the readings)"
+    title = textwrap.fill(f"{hv.id}: \u201c{hv.headline['quote']}\u201d ({hv.headline['source']})", int(width * 13))
+    caption = textwrap.fill(
+        f"Verdict {hv.verdict}; {readings_text(hv)}; tells the mechanism apart: {mechanism_text(hv)}{only}. "
+        "Points: pass green, drift orange, fail red, hollow = null reading; bars: intervals.",
+        int(width * 15),  # about 15 characters per inch at this size
+    )
+    # room for the title's and the caption's lines (about 0.17 and 0.13 inch each), the panels in between
+    above = 0.25 + 0.17 * (title.count("\n") + 1)
+    below = 0.15 + 0.13 * (caption.count("\n") + 1)
+    height = 3.2 * rows_n + above + below
+    fig, axes = plt.subplots(rows_n, columns, figsize=(width, height), squeeze=False)
     for ax in axes.flat[n:]:
         ax.set_visible(False)
     for ax, (key, data) in zip(axes.flat, panels.items(), strict=False):
@@ -124,16 +135,8 @@ def draw(hv: HeadlineVerdict, rows: pd.DataFrame | None, doc: dict, out: str | P
         ax.set_title(textwrap.shorten(key, 70), fontsize=8)
         ax.set_ylabel(textwrap.fill(_axis_label(claim), 40), fontsize=7)
         ax.tick_params(axis="y", labelsize=7)
-    only = "" if rows is not None else " (baseline only: run `snakemake sensitivity-all` for the readings)"
-    fig.suptitle(
-        textwrap.fill(f"{hv.id}: \u201c{hv.headline['quote']}\u201d ({hv.headline['source']})", int(width * 13)),
-        fontsize=9,
-    )
-    caption = (
-        f"Verdict {hv.verdict}; {readings_text(hv)}; tells the mechanism apart: {mechanism_text(hv)}{only}. "
-        "Points: pass green, drift orange, fail red, hollow = null reading; bars: intervals."
-    )
-    fig.text(0.01, 0.005, textwrap.fill(caption, int(width * 15)), fontsize=7, va="bottom")  # ~15 chars per inch
-    fig.tight_layout(rect=(0, 0.05, 1, 0.93))
+    fig.suptitle(title, fontsize=9, y=1 - 0.08 / height, va="top")
+    fig.text(0.01, 0.05 / height, caption, fontsize=7, va="bottom")
+    fig.tight_layout(rect=(0, below / height, 1, 1 - above / height))
     (png,) = save_figure(fig, Path(out).with_suffix(""))
     return png
