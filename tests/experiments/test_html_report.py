@@ -369,3 +369,11 @@ def test_a_long_note_folds_behind_a_click(results):
     folded = text[text.index('id="claim-pi_lower"') :]
     assert folded.index("<details><summary>") < folded.index("</summary>") < folded.index(long_note.strip())
     assert "<details>" not in text[text.index('id="claim-pi_each"') :].split("</tr>")[0], "a short note stays open"
+
+
+def test_a_quote_with_a_dollar_sign_is_drawn_as_written(results):
+    """matplotlib reads `$...$` as mathtext and fails on an unbalanced `$`: a headline's words are drawn literally."""
+    doc, folder = results
+    doc["headlines"][0]["quote"] = "PI saves $5 of delay per $ of buffer."
+    render(doc, folder)
+    assert Image.open(folder / "report" / "curves" / "demo" / "pi_fastest.png").format == "PNG"
