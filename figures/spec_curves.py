@@ -27,7 +27,7 @@ import pandas as pd  # noqa: E402
 
 from experiments.config.readings import BASELINE  # noqa: E402
 from experiments.config.tolerances import allowed  # noqa: E402
-from experiments.report.model import mechanism_text, readings_text  # noqa: E402
+from experiments.report.model import mechanism_text, readings_text, row_key  # noqa: E402
 from experiments.verdicts.headlines import HeadlineVerdict  # noqa: E402
 from experiments.verdicts.sensitivity import by_experiment  # noqa: E402
 from figures.common import save_figure  # noqa: E402
@@ -48,7 +48,7 @@ def points(hv: HeadlineVerdict, rows: pd.DataFrame | None) -> dict[str, pd.DataF
                 found[claim.key] = claim.rows[["reading", "verdict", "shown", "shown_half", "null"]]
     out = {}
     for cv in hv.claims:
-        key = cv.claim if cv.combine != "each" else f"{cv.claim} [{cv.deciding.group}]"
+        key = row_key(cv)
         baseline = pd.DataFrame(
             [[BASELINE, cv.verdict, cv.deciding.shown, cv.deciding.shown_half, False]],
             columns=["reading", "verdict", "shown", "shown_half", "null"],
