@@ -38,6 +38,7 @@ __all__ = [
     "ci95",
     "levels",
     "markdown_table",
+    "math_safe",
     "save_figure",
     "seed_note",
     "seeds_text",
@@ -52,6 +53,15 @@ BOOT_SEED = 0  # seaborn's bootstrap seed, so that the bands (and the PNG bytes)
 DPI = 120
 
 sns.set_theme(style="whitegrid", context="paper", palette="colorblind")
+# Text is drawn as written: an experiment file's captions, level labels and quotes are not mathtext, and one that
+# mathtext cannot parse (a caption's `$x^^2$`) failed the drawing, and the report with it. A text of the code's own
+# that is math passes parse_math=True and escapes any file text it holds (math_safe).
+matplotlib.rcParams["text.parse_math"] = False
+
+
+def math_safe(text: str) -> str:
+    """File text inside a text drawn with parse_math=True: its `$` shown as written."""
+    return text.replace("$", r"\$")
 
 
 def scope_label(scope: str) -> str:

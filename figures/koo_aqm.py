@@ -28,6 +28,7 @@ from figures.common import (
     cell_stats,
     cell_stats_markdown,
     levels,
+    math_safe,
     save_figure,
     seed_note,
     select,
@@ -124,7 +125,7 @@ def fig7(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
                 legend=False,
                 ax=ax,
             )
-        ax.set_ylabel(label if c == 0 else "")
+        ax.set_ylabel(label if c == 0 else "", parse_math=True)  # FIG7_PANELS: the paper's symbols
         ax.set_xlabel("time (s)" if r == len(FIG7_PANELS) - 1 else "")
         if r == 0:
             ax.set_title(f"variant: {variant}", fontsize=10)
@@ -223,14 +224,17 @@ def fig8(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
     fig.suptitle(
         "\n".join(
             [
-                artifact.get("caption", artifact["id"]),
-                f"{artifact['experiment']}{', ' + where if where else ''}: mean delay of the packets entering in each "
-                f"1-s interval; {_band_note(rows, ['queue', 'variant', 'scope'])}",
+                math_safe(artifact.get("caption", artifact["id"])),
+                math_safe(
+                    f"{artifact['experiment']}{', ' + where if where else ''}: mean delay of the packets entering in "
+                    f"each 1-s interval; {_band_note(rows, ['queue', 'variant', 'scope'])}"
+                ),
                 "dashed: n x $D^{avg}$ + propagation per 1-s interval (n core routers crossed; $D^{avg}$, Eq. 6 with "
                 "tau = 1 s, the largest of the path's core links), mean over seeds",
             ]
         ),
         fontsize=9,
+        parse_math=True,  # the paper's D^avg
     )
     return save_figure(fig, out)
 

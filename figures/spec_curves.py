@@ -73,12 +73,6 @@ def _reference(ax, claim: dict) -> None:
         ax.axhline(0, color="#455a64", lw=1, ls="--", zorder=1, label="order holds above 0")
 
 
-def _plain(text: str) -> str:
-    """Text from an experiment file as matplotlib shows it literally: a `$` would start mathtext, and an unbalanced
-    one (a quote's "$5") would fail the drawing."""
-    return text.replace("$", r"\$")
-
-
 def _axis_label(claim: dict) -> str:
     kind = claim["kind"]
     if kind == "ratio":
@@ -98,7 +92,7 @@ def draw(hv: HeadlineVerdict, rows: pd.DataFrame | None, doc: dict, out: str | P
     rows_n = math.ceil(n / columns)
     only = "" if rows is not None else " (baseline only: run `snakemake sensitivity-all` for the readings)"
     quote = f"{hv.id}: \u201c{hv.headline['quote']}\u201d ({hv.headline['source']})"
-    title = _plain(textwrap.fill(quote, int(width * 13)))
+    title = textwrap.fill(quote, int(width * 13))  # drawn as written (figures.common)
     caption = textwrap.fill(
         f"Verdict {hv.verdict}; {readings_text(hv)}; tells the mechanism apart: {mechanism_text(hv)}{only}. "
         "Points: pass green, drift orange, fail red, hollow = null reading; bars: intervals.",
@@ -134,13 +128,13 @@ def draw(hv: HeadlineVerdict, rows: pd.DataFrame | None, doc: dict, out: str | P
             f"{r}{' (null)' if null else ''}" + ("" if not pd.isna(s) else " (not measured)")
             for r, null, s in zip(data["reading"], data["null"], data["shown"], strict=True)
         ]
-        ax.set_xticks(range(len(data)), [_plain(label) for label in labels], rotation=40, ha="right", fontsize=7)
+        ax.set_xticks(range(len(data)), labels, rotation=40, ha="right", fontsize=7)
         for tick, reading in zip(ax.get_xticklabels(), data["reading"], strict=True):
             if reading == BASELINE:
                 tick.set_fontweight("bold")
         ax.set_xlim(-0.6, max(len(data) - 0.4, 0.6))
-        ax.set_title(_plain(textwrap.shorten(key, 70)), fontsize=8)
-        ax.set_ylabel(_plain(textwrap.fill(_axis_label(claim), 40)), fontsize=7)
+        ax.set_title(textwrap.shorten(key, 70), fontsize=8)
+        ax.set_ylabel(textwrap.fill(_axis_label(claim), 40), fontsize=7)
         ax.tick_params(axis="y", labelsize=7)
     fig.suptitle(title, fontsize=9, y=1 - 0.08 / height, va="top")
     fig.text(0.01, 0.05 / height, caption, fontsize=7, va="bottom")

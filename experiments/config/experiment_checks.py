@@ -102,7 +102,7 @@ def _check_experiment(name: str, exp: dict, path: Path, queues: dict | None = No
             f"{path}: {base}: the name '{name}' is the directory of the paper's {name}; "
             f"allowed: any other name (reserved: {', '.join(RESERVED_EXPERIMENT_NAMES)})"
         )
-    check_scenario(exp["scenario"], f"{base}.scenario", path)
+    check_scenario(exp["scenario"], f"{base}.scenario", path, exp["duration"])
     if exp.get("warmup", 0) >= exp["duration"]:
         raise ConfigError(f"{path}: {base}.warmup: {exp['warmup']} must be less than duration {exp['duration']}")
     for name, group in exp["scenario"]["flows"].items():
@@ -135,6 +135,7 @@ def _check_experiment(name: str, exp: dict, path: Path, queues: dict | None = No
             raise ConfigError(f"{path}: {where}: axis name used twice in one experiment")
         seen.add(axis_name)
         labels = level_labels(axis)
+        _check_label_kinds(labels, where, path)
         if len({label_text(label) for label in labels}) != len(labels):
             raise ConfigError(f"{path}: {where}.levels: two levels have the same label")
         targets = [axis["path"]] if "path" in axis else []
@@ -152,6 +153,30 @@ def _check_experiment(name: str, exp: dict, path: Path, queues: dict | None = No
                     "path (to move two values together, zip their axes or give one axis both paths per level)"
                 )
             set_by[target] = axis_name
+
+
+def _label_kind(label: Any) -> str:
+    if isinstance(label, bool):
+        return "true/false"
+    if isinstance(label, int | float):
+        return "number"
+    if isinstance(label, str):
+        return "text"
+    return "mapping" if isinstance(label, dict) else type(label).__name__
+
+
+def _check_label_kinds(labels: list, where: str, path: Path) -> None:
+    """An axis' labels are one column of every results table: all numbers, all text, all true/false or all mappings.
+    Mixed ([true, 1], [3, "4"]) they validate, run, and then no parquet column holds them."""
+    kinds: dict[str, Any] = {}
+    for label in labels:
+        kinds.setdefault(_label_kind(label), label)
+    if len(kinds) > 1:
+        mixed = ", ".join(f"{kind} {label!r}" for kind, label in kinds.items())
+        raise ConfigError(
+            f"{path}: {where}.levels: labels of more than one type ({mixed}); allowed: labels of one type, all "
+            "numbers, all text, all true/false or all mappings (quote a number to make it text)"
+        )
 
 
 def _check_target(scenario: dict, dotted: str, where: str, path: Path, queues: dict | None = None) -> None:

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from experiments.config.bounds import check_run_size
 from experiments.config.errors import ConfigError
 from experiments.config.units import seconds
 
@@ -89,8 +90,10 @@ def check_queue(queue: dict, where: str, path: Path) -> None:
         )
 
 
-def check_scenario(scenario: dict, where: str, path: Path) -> None:
-    """What the schema cannot say about a scenario; `where` is e.g. 'experiments.x.scenario'."""
+def check_scenario(scenario: dict, where: str, path: Path, duration: float | None = None) -> None:
+    """What the schema cannot say about a scenario; `where` is e.g. 'experiments.x.scenario'. With the run's
+    `duration`, its waypoint moves are bounded too (config.bounds)."""
+    check_run_size(scenario, where, path, duration)
     topo = scenario["topology"]
     if topo["kind"] == "wireless":
         check_wireless(scenario, where, path)

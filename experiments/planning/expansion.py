@@ -62,7 +62,7 @@ def _schema_error(definition: str, text: str) -> str | None:
     return None if error is None else describe_error(error)
 
 
-def _validate_scenario(scenario: dict, queues: dict, where: str, source: Path) -> None:
+def _validate_scenario(scenario: dict, queues: dict, where: str, source: Path, duration: float) -> None:
     """The scenario and named queues after a cell's levels are applied must still be valid."""
     for part, value, definition in [("scenario", scenario, "scenario")] + [
         (f"queues.{name}", queue, "ns_object") for name, queue in queues.items()
@@ -70,7 +70,7 @@ def _validate_scenario(scenario: dict, queues: dict, where: str, source: Path) -
         error = _schema_error(definition, canonical_json(value).decode())
         if error is not None:
             raise ConfigError(f"{source}: {where}: with this level applied, {part}.{error}")
-    check_scenario(scenario, f"{where}: with this level applied, scenario", source)
+    check_scenario(scenario, f"{where}: with this level applied, scenario", source, duration)
     for name, queue in queues.items():
         check_queue(queue, f"{where}: with this level applied, queues.{name}", source)
     topology = scenario["topology"]
@@ -239,5 +239,5 @@ def expand(
 def _applied(doc: dict, exp: dict, levels: list[dict], where: str, source: Path | str) -> tuple[dict, dict]:
     """The experiment's scenario and the file's named queues with the levels applied, checked."""
     scenario, queues = apply_levels(exp["scenario"], doc["queues"], levels)
-    _validate_scenario(scenario, queues, where, Path(source))
+    _validate_scenario(scenario, queues, where, Path(source), exp["duration"])
     return scenario, queues

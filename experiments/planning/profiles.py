@@ -7,16 +7,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import jsonschema
+import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from experiments.config.axes import label_text, level_labels
 from experiments.config.errors import ConfigError
 from experiments.config.load import load as load_file
-from experiments.config.schema import describe_error, key_path
+from experiments.config.schema import _Validator, describe_error
 
 # The settings' schema: every key, its type, default and meaning (snakemake.utils.validate reads it).
 SETTINGS_SCHEMA = Path(__file__).resolve().parents[2] / "workflows" / "schemas" / "settings.schema.yaml"
@@ -50,8 +52,13 @@ class Settings:
         for key, value in cfg.items():  # the schema's number bounds let NaN through (every comparison is false)
             if isinstance(value, float) and not math.isfinite(value):
                 raise ConfigError(f"workflow config: {key}={value} is not a finite number; allowed: a finite number")
+        # Our validator first: Snakemake's counts 2.0 as an integer (`batch_size=2.0` then failed in the plan with
+        # a stack) and matches a pattern with re.search.
+        error = jsonschema.exceptions.best_match(_Validator(settings_schema()).iter_errors(cfg))
+        if error is not None:
+            raise ConfigError(f"workflow config: {setting_error(error, cfg)}")
         try:
-            validate(cfg, str(SETTINGS_SCHEMA))
+            validate(cfg, str(SETTINGS_SCHEMA))  # fills in the defaults
         except WorkflowError as err:  # raised while handling the schema's ValidationError: its context
             cause = err.__context__
             raise ConfigError(f"workflow config: {setting_error(cause) if cause else err}") from None
@@ -73,11 +80,46 @@ class Settings:
         )
 
 
-def setting_error(error: jsonschema.ValidationError) -> str:
-    """One line naming the setting and what it allows."""
-    if error.validator == "oneOf":  # the schema's yes_no
-        return f"{key_path(error.absolute_path)}={error.instance!r} is not a yes/no value; use true or false"
-    return describe_error(error)
+@cache
+def settings_schema() -> dict:
+    return yaml.safe_load(SETTINGS_SCHEMA.read_text())
+
+
+def setting_error(error: jsonschema.ValidationError, cfg: dict | None = None) -> str:
+    """One line naming the setting, its value (from `cfg`, where an error names an item of it) and what it
+    allows."""
+    if error.validator == "additionalProperties" or not error.absolute_path:
+        return describe_error(error)  # an unknown key, with the nearest known one
+    key = error.absolute_path[0]
+    spec = settings_schema()["properties"].get(key, {})
+    value = cfg[key] if cfg is not None and key in cfg else error.instance
+    if spec.get("$ref", "").endswith("/yes_no"):
+        return f"{key}={value!r} is not a yes/no value; use true or false"
+    if spec.get("enum"):
+        return describe_error(error)
+    shown = " (no value)" if value is None else repr(value)  # `--config results=` gives None
+    return f"{key}={shown} is not allowed; allowed: {_allowed(spec)}"
+
+
+def _allowed(spec: dict) -> str:
+    """What a setting's schema allows, in words."""
+    if "$ref" in spec:
+        spec = {**settings_schema()["$defs"][spec["$ref"].rpartition("/")[2]], **spec}
+        del spec["$ref"]
+    if "oneOf" in spec:
+        return ", or ".join(_allowed(option) for option in spec["oneOf"])
+    if "enum" in spec:
+        return " or ".join(map(str, spec["enum"]))
+    kind = spec.get("type")
+    if kind == "integer":
+        return f"an integer of at least {spec['minimum']}" if "minimum" in spec else "an integer"
+    if kind == "number":
+        return f"a finite number above {spec['exclusiveMinimum']}" if "exclusiveMinimum" in spec else "a number"
+    if kind == "array":
+        return f"a list of at least {spec.get('minItems', 0)}, each {_allowed(spec.get('items', {}))}"
+    if kind == "string":
+        return "a text with more than spaces" if "pattern" in spec else "a text"
+    return str(kind)
 
 
 def load(path: str | Path, settings: Settings) -> dict:

@@ -19,10 +19,12 @@ import dataclasses
 import hashlib
 import importlib.metadata
 import pickle
+import stat
 import sys
 from pathlib import Path
 
 from experiments.common.files import canonical_json, files_digest, replacing, sha256_file
+from experiments.config.load import MAX_FILE_BYTES
 from experiments.planning.profiles import Settings
 from experiments.references.ns_knobs import cache_root
 from experiments.workflow.plan import Plan, plan
@@ -55,8 +57,20 @@ def plan_key(settings: Settings, ns_binary: Path | None) -> str:
     return hashlib.sha256(canonical_json(inputs)).hexdigest()[:32]
 
 
+def _cacheable(path: Path) -> bool:
+    try:
+        info = path.stat()
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_size <= MAX_FILE_BYTES
+
+
 def cached_plan(settings: Settings, ns_binary: Path | None = None) -> Plan:
-    """plan(settings, ns_binary), read from the cache when the same content was planned before."""
+    """plan(settings, ns_binary), read from the cache when the same content was planned before. A file that is not
+    a regular file of at most load.MAX_FILE_BYTES (a pipe, /dev/zero, a trace named by mistake) is not digested
+    for the key, which would read it whole: plan() reads what it may and refuses it in one line."""
+    if not all(_cacheable(Path(name)) for name in settings.experiment_files):
+        return plan(settings, ns_binary)
     path = cache_root() / "plans" / f"{plan_key(settings, ns_binary)}.pickle"
     if path.is_file():
         with contextlib.suppress(Exception):  # a damaged or foreign pickle: plan again
