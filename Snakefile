@@ -5,7 +5,12 @@
 #   snakemake sensitivity-all                    (every claim under each alternative reading)
 #
 # `reproduce-all` and `sensitivity-all` are files: rule names cannot hold a hyphen, so each
-# target is a stamp listing every artifact it regenerated with its sha256. Snakemake counts a
+# target is a stamp listing every artifact it regenerated with its sha256 (in the results
+# folder, <results>/<target>.sha256; the file in the working directory names that listing
+# and the build: experiments.workflow.stamps). The listing is not declared an output: a
+# target job's rerun trigger is its params, which Snakemake compares only when every output
+# has its record, and a new folder's listing has none. Nor are the seeding rounds' tables
+# inputs: a target that waits on a checkpoint is not rerun by its params either. Snakemake counts a
 # job whose output exists as done even when its inputs are gone (so that temp() inputs may go):
 # a stamp left from an earlier invocation would make `snakemake reproduce-all` a no-op after
 # results/ was deleted. So each stamp's params hold a token new at every invocation
@@ -30,30 +35,33 @@ rule reproduce_all:
     input:
         rules.build_ns2.output,
         PLAN.artifact_outputs(RESULTS),
+        PLAN.experiment_outputs(RESULTS, readings=False),
         rules.write_report.output,
         rules.write_html_report.output,
     output:
         "reproduce-all",
     log:
-        "logs/reproduce_all.log",
+        layout.log_file(RESULTS, "reproduce_all.log"),
     params:
         invocation=INVOCATION,
     run:
-        stamps.write_stamp(input, output[0])
+        stamps.write_stamp(input, RESULTS, output[0])
         stamps.raise_for_failed_runs(PLAN, RESULTS, False, log[0])
 
 
 rule sensitivity_all:
     input:
+        rules.build_ns2.output,
+        PLAN.experiment_outputs(RESULTS, readings=True),
         rules.write_report.output,
         rules.write_sensitivity.output,
         rules.write_html_report.output,
     output:
         "sensitivity-all",
     log:
-        "logs/sensitivity_all.log",
+        layout.log_file(RESULTS, "sensitivity_all.log"),
     params:
         invocation=INVOCATION,
     run:
-        stamps.write_stamp(input, output[0])
+        stamps.write_stamp(input, RESULTS, output[0])
         stamps.raise_for_failed_runs(PLAN, RESULTS, True, log[0])

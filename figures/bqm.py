@@ -156,15 +156,14 @@ def throughput_with_expected(data: ExperimentData, out: Path, artifact: dict) ->
     metric, x = artifact.get("metric", THROUGHPUT), artifact["x"]
     rows = _scope_all(data, artifact, metric)
     per_hop = per_hop_throughput(data.reference, metric)
-    runs = pd.read_parquet(data.directory / "runs.parquet", columns=[*data.axes, "seed", "directory"])
+    runs = data.runs([*data.axes, "seed"])
     runs = runs[label_column(runs[SCHEME]) == BASELINE]  # every scheme of a seed moves alike
     expected = pd.DataFrame(
         {
             x: runs[x].to_numpy(),
             "seed": runs["seed"].to_numpy(),
             "value": [
-                expected_throughput(json.loads((Path(d) / "params.json").read_text()), per_hop)
-                for d in runs["directory"]
+                expected_throughput(json.loads((d / "params.json").read_text()), per_hop) for d in runs["directory"]
             ],
         }
     )

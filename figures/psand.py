@@ -258,8 +258,8 @@ DESIGN_SAMPLING_HZ = 170  # PI's f_s (configs/psand.yaml, queue PI)
 
 def largest_run_params(data: ExperimentData) -> dict:
     """params.json of the experiment's run with the most flows (the one whose longest path sets T_p)."""
-    directories = pd.read_parquet(Path(data.directory) / "runs.parquet")["directory"].unique()
-    params = [json.loads((Path(d) / "params.json").read_text()) for d in directories]
+    directories = data.runs([])["directory"].unique()
+    params = [json.loads((d / "params.json").read_text()) for d in directories]
     return max(params, key=lambda p: len(p["flows"]))
 
 
@@ -443,11 +443,11 @@ def queue_function(queue: dict, out: bool = False) -> Sampled:
 
 def run_queues(data: ExperimentData, axis: str) -> dict:
     """Level of `axis` -> the core queue of its (first) run's params.json."""
-    runs = pd.read_parquet(data.directory / "runs.parquet", columns=[axis, "directory"])
+    runs = data.runs([axis])
     out = {}
     for level, directory in zip(runs[axis], runs["directory"], strict=True):
         if level not in out:
-            out[level] = json.loads((Path(directory) / "params.json").read_text())["core_queue"]
+            out[level] = json.loads((directory / "params.json").read_text())["core_queue"]
     return out
 
 

@@ -51,7 +51,7 @@ def tarball() -> Path:
 # fixtures (an ns run, a small sweep) are built once. A file that sets SPREAD_OVER_WORKERS = True has tests
 # independent of each other (each in its own scratch copy), spread one by one. Two groups never run side by side:
 SERIAL_GROUPS = {
-    # Snakemake in this checkout (results in tmp_path, but logs/ and .snakemake/ shared): one invocation at a time.
+    # Snakemake in this checkout (results and logs in tmp_path, the stamp and .snakemake/ shared): one at a time.
     "snakemake-in-checkout": (
         "tests/workflow/test_bad_input_snakemake.py",
         "tests/workflow/test_interruption.py",

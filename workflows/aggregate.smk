@@ -13,7 +13,7 @@ rule aggregate_experiment:
             for kind in layout.TABLE_KINDS
         },
     log:
-        "logs/{paper}/{experiment}/aggregate_experiment.log",
+        layout.log_file(RESULTS, "{paper}/{experiment}/aggregate_experiment.log"),
     params:
         names=lambda w: PLAN.aggregate_identity(*jobs.part_of(w)),
         code=digests.stage_code("aggregate"),
@@ -33,4 +33,6 @@ use rule aggregate_experiment as aggregate_reading with:
             for kind in layout.TABLE_KINDS
         },
     log:
-        "logs/{paper}/{experiment}/readings/{reading}/aggregate.log",
+        layout.log_file(
+            RESULTS, "{paper}/{experiment}/readings/{reading}/aggregate.log"
+        ),

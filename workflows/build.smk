@@ -16,7 +16,7 @@ rule build_ns2:
         ns="build/ns2/ns",
         manifest="build/ns2/manifest.json",
     log:
-        "logs/build_ns2.log",
+        layout.log_file(RESULTS, "build_ns2.log"),
     threads: workflow.cores
     run:
         ns2_build.build_in_workflow(Path(output.ns).parent, threads, log[0])

@@ -9,8 +9,10 @@ from experiments.config.errors import ConfigError
 from experiments.planning.profiles import Settings
 from experiments.simulate.toolchain import Toolchain
 from experiments.store import layout
+from experiments.store import folder as results_folder
 from experiments.store import lock as results_lock
-from experiments.workflow import digests, jobs, stamps, targets
+from experiments.store.records import damaged_runs
+from experiments.workflow import digests, jobs, stamps, targets, worker
 from experiments.workflow.plan_cache import cached_plan
 
 # A bad experiment file: one line naming the file and key, as `validate` gives, not the
@@ -34,8 +36,9 @@ TOOLS = Toolchain(
 PROGRESS = Progress(PLAN.total_runs(), workflow.cores)
 
 
-# When the workflow starts executing (not on a dry run): hold the results folder against a
-# second invocation (experiments.store.lock, which says why Snakemake's own lock is off),
+# When the workflow starts executing (not on a dry run): refuse a results folder holding a link
+# or a pipe (experiments.store.folder says why), hold it against a second invocation
+# (experiments.store.lock, which says why Snakemake's own lock is off),
 # then size the sweep for the progress lines, once the targets are known: the readings'
 # runs count only when the targets ask for them.
 HELD = []
@@ -43,10 +46,12 @@ HELD = []
 
 onstart:
     try:
+        results_folder.check(RESULTS)
         HELD.append(results_lock.hold(RESULTS))
-    except results_lock.ResultsBusy as err:
+    except (results_folder.UnsafeResults, results_lock.ResultsBusy) as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(2)
+    worker.watch_interrupts()
     PROGRESS.total = targets.runs_for_targets(
         PLAN, RESULTS, workflow.dag_settings.targets
     )
@@ -88,3 +93,23 @@ def seed_round_inputs(last=None):
         files += added
         number += 1
     return files
+
+
+# A run found damaged since it was made (its directory gone, a file of it cut or changed:
+# experiments.store.run_files) forces its batch to run again, as `--forcerun <record>` would (so
+# a dry run lists it too): the batch makes the damaged runs again and reuses the others, and the
+# aggregation and all after it follow by their inputs' times. Forced, not a param: Snakemake
+# compares params only where it kept a record's metadata, which a copied results folder lacks.
+# An input function (no input), as the DAG exists only while it is built; a cluster job's
+# Snakemake does not look: the main process decided.
+DAMAGE_SEEN = set()
+
+
+def force_if_damaged(wildcards):
+    record = PLAN.records(RESULTS, *jobs.part_of(wildcards))[int(wildcards.batch)]
+    if workflow.is_main_process and record not in DAMAGE_SEEN:
+        DAMAGE_SEEN.add(record)
+        for line in damaged_runs(record, RESULTS):
+            print(f"{record}: run {line}: made again", file=sys.stderr)
+            workflow.dag.forcefiles.add(record)
+    return []

@@ -11,7 +11,7 @@ rule draw_figure:
     output:
         layout.artifact(RESULTS, "{paper}", "figures", "{artifact}", ".png"),
     log:
-        "logs/{paper}/draw_figure_{artifact}.log",
+        layout.log_file(RESULTS, "{paper}/draw_figure_{artifact}.log"),
     params:
         entry=lambda w: PLAN.artifact_identity(w.paper, "figures", w.artifact),
         code=lambda w: digests.draw_code(
@@ -28,7 +28,7 @@ rule write_table:
         csv=layout.artifact(RESULTS, "{paper}", "tables", "{artifact}", ".csv"),
         md=layout.artifact(RESULTS, "{paper}", "tables", "{artifact}", ".md"),
     log:
-        "logs/{paper}/write_table_{artifact}.log",
+        layout.log_file(RESULTS, "{paper}/write_table_{artifact}.log"),
     params:
         entry=lambda w: PLAN.artifact_identity(w.paper, "tables", w.artifact),
         code=lambda w: digests.draw_code(

@@ -18,7 +18,7 @@ rule write_report:
     output:
         layout.report_md(RESULTS),
     log:
-        "logs/write_report.log",
+        layout.log_file(RESULTS, "write_report.log"),
     params:
         code=digests.stage_code("report"),
     run:
@@ -44,7 +44,7 @@ rule write_sensitivity:
         md=layout.sensitivity_md(RESULTS),
         parquet=layout.sensitivity_table(RESULTS),
     log:
-        "logs/write_sensitivity.log",
+        layout.log_file(RESULTS, "write_sensitivity.log"),
     params:
         code=digests.stage_code("sensitivity"),
     run:
@@ -78,7 +78,7 @@ rule write_html_report:
     output:
         jobs.html_pages(PLAN, RESULTS),
     log:
-        "logs/write_html_report.log",
+        layout.log_file(RESULTS, "write_html_report.log"),
     params:
         code=digests.stage_code("html"),
         # what the footer names besides the build manifest: a new commit re-renders it

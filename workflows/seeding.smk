@@ -20,7 +20,7 @@ checkpoint seed_round:
     output:
         layout.seed_schedule(RESULTS, "{round}"),
     log:
-        "logs/seed_rounds/round{round}.log",
+        layout.log_file(RESULTS, "seed_rounds/round{round}.log"),
     params:
         policy=f"cap={PLAN.policy.cap} budget={PLAN.policy.budget}",
         code=digests.stage_code("seeding"),
@@ -36,7 +36,10 @@ use rule simulate_batch as simulate_seed_batch with:
             RESULTS, "{paper}", "{experiment}", "{batch}", seed_round="{round}"
         ),
     log:
-        "logs/{paper}/{experiment}/seeds/round{round}/simulate_batch_{batch}.log",
+        layout.log_file(
+            RESULTS,
+            "{paper}/{experiment}/seeds/round{round}/simulate_batch_{batch}.log",
+        ),
 
 
 use rule aggregate_experiment as aggregate_seed_round with:
@@ -48,4 +51,6 @@ use rule aggregate_experiment as aggregate_seed_round with:
             for kind in layout.TABLE_KINDS
         },
     log:
-        "logs/{paper}/{experiment}/seeds/round{round}/aggregate.log",
+        layout.log_file(
+            RESULTS, "{paper}/{experiment}/seeds/round{round}/aggregate.log"
+        ),

@@ -10,6 +10,7 @@
 # A failed run does not fail its job: the record lists it (with its message and rerun
 # command), every other job goes on, the report lists it, the stamps exit non-zero, and
 # `retry` (experiments.workflow.plan.Plan.batch_retry) reruns the batch at the next invocation.
+# A batch a run of which was damaged since it ran is forced to run again (workflows/common.smk).
 
 SIMULATE_CODE = digests.simulate_code(TOOLS)
 
@@ -18,10 +19,11 @@ rule simulate_batch:
     input:
         ns=rules.build_ns2.output.ns,
         manifest=rules.build_ns2.output.manifest,
+        damaged=force_if_damaged,
     output:
         record=layout.batch_record(RESULTS, "{paper}", "{experiment}", "{batch}"),
     log:
-        "logs/{paper}/{experiment}/simulate_batch_{batch}.log",
+        layout.log_file(RESULTS, "{paper}/{experiment}/simulate_batch_{batch}.log"),
     params:
         code=SIMULATE_CODE,
         identity=lambda w: PLAN.batch_identity(*jobs.batch_of(w)),
@@ -52,4 +54,7 @@ use rule simulate_batch as simulate_reading_batch with:
             RESULTS, "{paper}", "{experiment}", "{batch}", "{reading}"
         ),
     log:
-        "logs/{paper}/{experiment}/readings/{reading}/simulate_batch_{batch}.log",
+        layout.log_file(
+            RESULTS,
+            "{paper}/{experiment}/readings/{reading}/simulate_batch_{batch}.log",
+        ),

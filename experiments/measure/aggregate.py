@@ -32,6 +32,7 @@ from experiments.common.code import code_digest
 from experiments.common.files import replacing
 from experiments.common.progress import Count, Progress, hms
 from experiments.measure.run import run_metrics
+from experiments.store import layout
 from experiments.store.records import read_records
 from experiments.store.tables import write_parquet
 
@@ -71,15 +72,23 @@ def cached_run_metrics(
     code: str,
     held: Mapping[str, pa.Table] | None = None,
     run_key: str | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, bool]:
     """run_metrics of one run and whether they came from the cache, where an equal computation was filed (cache
     None: no cache). `held` and `run_key`: a run just parsed, its tables in memory and its key (its directory is
-    still the batch's working one, named otherwise)."""
+    still the batch's working one, named otherwise). A cache entry that cannot be read (truncated, garbled) is
+    computed again and filed anew, `say` given one line saying so."""
     key = cache_key(run_key or directory.name, warmup, analysis, keep_series, code)
     paths = (cache / f"{key}.metrics.parquet", cache / f"{key}.series.parquet") if cache else ()
     if paths and all(path.exists() for path in paths):
-        run_m, run_s = (_normalised(pd.read_parquet(path)) for path in paths)
-        return run_m, run_s, True
+        try:
+            run_m, run_s = (_normalised(pd.read_parquet(path)) for path in paths)
+            return run_m, run_s, True
+        except Exception as err:  # noqa: BLE001 -- whatever damaged the file, the run's own tables give it again
+            (say or print)(
+                f"metrics-cache entry {key} of run {run_key or directory.name} cannot be read "
+                f"({type(err).__name__}): computed again"
+            )
     run_m, run_s = run_metrics(
         directory,
         warmup,
@@ -97,7 +106,12 @@ def cached_run_metrics(
 
 
 def file_metrics(
-    directories: list[Path], warmup: float, analysis: dict, cache: Path, failed: Callable[[Path, Exception], None]
+    directories: list[Path],
+    warmup: float,
+    analysis: dict,
+    cache: Path,
+    failed: Callable[[Path, Exception], None],
+    say: Callable[[str], None] | None = None,
 ) -> int:
     """File in the metrics cache the metrics of runs a batch job just made or found, as their aggregation will ask
     for them: the batch jobs then compute them side by side, where an experiment's one aggregation job would compute
@@ -107,7 +121,9 @@ def file_metrics(
     computed = 0
     for directory in directories:
         try:
-            *_, hit = cached_run_metrics(directory, warmup, analysis, analysis.get("series", True), cache, code)
+            *_, hit = cached_run_metrics(
+                directory, warmup, analysis, analysis.get("series", True), cache, code, say=say
+            )
         except Exception as err:  # noqa: BLE001 - any error: the aggregation meets it again and reports it
             failed(directory, err)
             continue
@@ -143,12 +159,14 @@ def aggregate(
     cache: Path | None = None,
     progress: Callable[[str], None] | None = None,
     label: str = "",
+    results: str | Path = "",
 ) -> None:
     """`contexts`: each run's names, in the experiment's order (planning.expansion.Expansion.contexts); `analysis`: the
     experiment's analysis settings (config.load.ANALYSIS_KEYS: queue_thresholds, queue_ranges, settle, and series,
     false to write series.parquet without rows); `cache`: the folder where each run's metrics are read and filed
     (store.layout.metrics_cache; None: computed afresh, filed nowhere); `progress`: called with a progress line,
-    named `label`, at most every PROGRESS_EVERY seconds on long aggregations."""
+    named `label`, at most every PROGRESS_EVERY seconds on long aggregations; `results`: the folder the records'
+    run directories are relative to (store.layout says why)."""
     analysis = analysis or {}
     keep_series = analysis.get("series", True)
     runs = read_records(records)
@@ -162,29 +180,33 @@ def aggregate(
     code = metrics_code_digest()
     tally = Progress(sum(entry["status"] != "failed" for entry in runs), every=PROGRESS_EVERY, timed=False)
     cached = 0
+    out = Path(out_dir)
     for entry, context in zip(runs, contexts, strict=True):
-        directory = Path(entry["directory"])
+        directory = Path(results) / entry["directory"]
         if entry["status"] == "failed":  # no run directory: nothing of it is aggregated
             failed.append(
                 {
                     **context,
                     "run_key": entry["key"],
-                    "directory": str(directory),
+                    "directory": layout.stored(directory, out),
                     "message": entry["message"],
                     "rerun": entry["rerun"],
                 }
             )
             continue
-        run_m, run_s, hit = cached_run_metrics(directory, warmup, analysis, keep_series, cache, code)
+        if not directory.is_dir():  # its batch is made again first (Plan.batch_retry): met only by a stale record
+            raise FileNotFoundError(
+                f"run {entry['key']}: its directory {directory} is gone; run the same command again"
+            )
+        run_m, run_s, hit = cached_run_metrics(directory, warmup, analysis, keep_series, cache, code, say=progress)
         cached += hit
         count = tally.advance()
         if count.due and progress:
             progress(progress_line(label, count, cached))
         metrics.append(_with_context(run_m, context, entry["key"]))
         series.append(_with_context(run_s, context, entry["key"]))
-        index.append({**context, "run_key": entry["key"], "directory": str(directory)})
+        index.append({**context, "run_key": entry["key"], "directory": layout.stored(directory, out)})
     columns = [*contexts[0], "run_key"] if contexts else ["run_key"]
-    out = Path(out_dir)
     write_parquet(pd.DataFrame(index, columns=[*columns, "directory"]), out / "runs.parquet", "runs")
     write_parquet(
         pd.DataFrame(failed, columns=[*columns, "directory", "message", "rerun"]), out / "failed.parquet", "failed"

@@ -12,6 +12,7 @@ from experiments.common.progress import Count, Progress, hms
 from experiments.planning.expansion import Run
 from experiments.simulate.execute import Outcome, execute
 from experiments.simulate.toolchain import Toolchain, key_of
+from experiments.store import layout
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,8 @@ def run_batch(
             f"[{label} {index}/{len(runs)}] {run.experiment} {labels} seed={run.seed} "
             f"key={key}: {outcome.status} {outcome.seconds:.1f}s"
         )
+        if outcome.remade:
+            text += f" (its run directory was made again: {outcome.remade})"
         cost = outcome.seconds if outcome.status == "ran" else None
         report(RunLine(text, cost, outcome.message if outcome.status == "failed" else ""))
     return outcomes
@@ -65,14 +68,15 @@ def sweep_text(count: Count) -> str:
     return text if count.eta is None else f"{text}, ETA {hms(count.eta)} (if all left run)"
 
 
-def batch_record(outcomes: list[Outcome], retry_of: str = "") -> dict:
+def batch_record(outcomes: list[Outcome], results: str | Path, retry_of: str = "") -> dict:
     """What a batch job leaves behind: each run's key, seed and status, in the batch's order; a failed run also its
     message and the command that reruns it (the aggregate stage leaves it out, the report lists it). No names: the
     aggregate stage joins the paper, experiment and level labels from the file as it is now. `retry_of`: the
-    failed record this one retried (experiments.workflow.plan.Plan.batch_retry says why it is kept)."""
+    failed record this one retried (experiments.workflow.plan.Plan.batch_retry says why it is kept). Each run's
+    directory is named relative to the results folder (store.layout.stored says why)."""
     runs = []
     for o in outcomes:
-        entry = {"key": o.key, "seed": o.run.seed, "status": o.status, "directory": str(o.directory)}
+        entry = {"key": o.key, "seed": o.run.seed, "status": o.status, "directory": layout.stored(o.directory, results)}
         if o.status == "failed":
             entry |= {"message": o.message, "rerun": o.rerun}
         runs.append(entry)

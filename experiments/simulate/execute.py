@@ -1,9 +1,12 @@
 """Running one simulation: one run directory per run key, complete or absent.
 
 A run executes in a temporary sibling directory and is renamed to `<runs>/<key>/` only when ns and the
-post-processing both succeeded, so a run directory that exists is complete and is reused as it is (same key, same
-bytes). A failure leaves `<runs>/<key>.failed/` with params.json, ns's stderr and `rerun.sh`, the exact command
-that reproduces it (the error as its comment), without the big raw outputs (packets.tr, queue_monitor.tsv). A
+post-processing both succeeded, its file list written last (store.run_files), so a run directory that exists and
+matches its list is complete and is reused as it is (same key, same bytes); one that does not (a file deleted,
+truncated or changed since, or no list) is made again, and its line says why.
+
+A failure leaves `<runs>/<key>.failed/` with params.json, ns's stderr and `rerun.sh`, the exact command that
+reproduces it (the error as its comment), without the big raw outputs (packets.tr, queue_monitor.tsv). A
 later success of the same key (a run found complete too) removes `<key>.failed/`: it describes a failure that no
 longer holds, so the two never stand side by side.
 """
@@ -12,6 +15,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
 import shlex
 import shutil
 import signal
@@ -20,12 +24,12 @@ import tempfile
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from experiments.planning.expansion import Run
 from experiments.simulate.toolchain import Toolchain, ns_command
-from experiments.store import layout
+from experiments.store import layout, run_files
 
 STDERR_TAIL_LINES = 5
 
@@ -39,6 +43,7 @@ class Outcome:
     seconds: float = 0.0
     message: str = ""
     rerun: str = ""  # a failed run: the ns command that reruns it (its rerun.sh)
+    remade: str = ""  # a run found damaged and made again: what was wrong with it
 
 
 # Below this much free space after a failed run, the failure is reported as a full disk: ns's trace filled it
@@ -57,7 +62,8 @@ def execute(
     tools: Toolchain,
     after: Callable[[Run, str, Path], None] | None = None,
 ) -> Outcome:
-    """Run one simulation unless its directory exists; `after` post-processes it in place.
+    """Run one simulation unless its directory exists and matches its file list (by sha256: a damaged one is made
+    again, the outcome's `remade` saying why); `after` post-processes it in place.
 
     One key runs once at a time: two batch jobs may hold the same key (a reading's cell that the baseline runs
     too), in threads of one Snakemake process or in two processes, so the run takes the key's lock and the
@@ -67,10 +73,23 @@ def execute(
     with _key_lock(final):
         for stale in final.parent.glob(f".{key}.tmp-*"):  # left by a run killed mid-way (kill -9): the lock
             shutil.rmtree(stale, ignore_errors=True)  # is ours, so no live run of this key owns it
-        if final.is_dir():
-            _clear_failed(final)
-            return Outcome(run, key, final, "cached")
-        return _run(run, key, final, tools, after)
+        damage = ""
+        if final.is_dir() or final.is_symlink():
+            damage = run_files.problem(final, digests=True)
+            if not damage:
+                _clear_failed(final)
+                return Outcome(run, key, final, "cached")
+            _remove(final)
+        outcome = _run(run, key, final, tools, after)
+        return replace(outcome, remade=damage) if damage else outcome
+
+
+def _remove(path: Path) -> None:
+    """A damaged run directory, or a link in its place (removed, not followed)."""
+    if path.is_symlink():
+        path.unlink()
+    else:
+        shutil.rmtree(path)
 
 
 @contextmanager
@@ -78,7 +97,8 @@ def _key_lock(final: Path):
     """An exclusive lock on the run key, held while the run executes (store.layout.key_lock)."""
     lock = layout.key_lock(final)
     lock.parent.mkdir(exist_ok=True)
-    with open(lock, "w") as handle:
+    # O_NOFOLLOW, no O_TRUNC: a link planted as the lock fails the run instead of truncating what it points at
+    with os.fdopen(os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644), "w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
@@ -92,13 +112,38 @@ def _run(run: Run, key: str, final: Path, tools: Toolchain, after: Callable[[Run
     _write_json(work / "params.json", run.params)
     shutil.copyfile(tools.manifest, work / "manifest.json")
     started = time.monotonic()
-    with open(work / "stderr.txt", "w") as err:
-        proc = subprocess.run(ns_command(tools, work), stdout=subprocess.DEVNULL, stderr=err, check=False)
+    try:
+        with open(work / "stderr.txt", "w") as err:
+            proc = subprocess.run(ns_command(tools, work), stdout=subprocess.DEVNULL, stderr=err, check=False)
+        if -proc.returncode in STOP_SIGNALS:  # stopped from outside, before this process saw the signal
+            raise KeyboardInterrupt
+        return _finish(run, key, work, final, tools, after, proc.returncode, started)
+    except KeyboardInterrupt:  # Ctrl-C: nothing of the unfinished run is kept, nor recorded as failed
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+
+
+# Signals that stop a run from outside (Ctrl-C's SIGINT to the process group, SIGTERM from a scheduler's cancel):
+# an interruption, not a fault of the run, so it is not recorded as failed and the same command runs it again.
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+def _finish(
+    run: Run,
+    key: str,
+    work: Path,
+    final: Path,
+    tools: Toolchain,
+    after: Callable[[Run, str, Path], None] | None,
+    returncode: int,
+    started: float,
+) -> Outcome:
+    """A run whose ns ended by itself: post-processed and renamed into place, or kept as failed."""
     problem = ""
-    if proc.returncode < 0:  # a crash (SIGSEGV) or a kill: the status alone would read as "-11"
-        problem = f"ns was killed by signal {-proc.returncode} ({signal.Signals(-proc.returncode).name})"
-    elif proc.returncode != 0:
-        problem = f"ns exited with status {proc.returncode}"
+    if returncode < 0:  # a crash (SIGSEGV) or a kill: the status alone would read as "-11"
+        problem = f"ns was killed by signal {-returncode} ({signal.Signals(-returncode).name})"
+    elif returncode != 0:
+        problem = f"ns exited with status {returncode}"
     elif after is not None:
         try:
             after(run, key, work)
@@ -109,6 +154,7 @@ def _run(run: Run, key: str, final: Path, tools: Toolchain, after: Callable[[Run
     seconds = time.monotonic() - started
     if not problem:
         (work / "stderr.txt").unlink()
+        run_files.write(work)
         work.rename(final)
         _clear_failed(final)
         return Outcome(run, key, final, "ran", seconds)

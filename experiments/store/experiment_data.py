@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from experiments.config.axes import label_column, label_text
+from experiments.store import layout
 
 # Columns that are context but not a matrix axis, and the measurement columns.
 NOT_AXES = ("paper", "experiment", "seed", "run_key")
@@ -42,8 +43,16 @@ class ExperimentData:
         runs = directory / "runs.parquet"
         if runs.exists():
             first = pd.read_parquet(runs, columns=["directory"])["directory"].iloc[0]
-            params = json.loads((Path(first) / "params.json").read_text())
+            params = json.loads((layout.resolved(directory, first) / "params.json").read_text())
         return cls(metrics, series, axes or infer_axes(metrics), dict(levels or {}), params, directory)
+
+    def runs(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
+        """runs.parquet's rows (the given columns, else all) with `directory` each run's directory as a path (the
+        table names it relative to its own folder: store.layout.stored)."""
+        table = pd.read_parquet(
+            self.directory / "runs.parquet", columns=None if columns is None else [*columns, "directory"]
+        )
+        return table.assign(directory=[layout.resolved(self.directory, d) for d in table["directory"]])
 
     def run_table(self, kind: str, columns: Sequence[str], where: dict | None = None) -> pd.DataFrame:
         """One parquet table kind (parsers/tables.py) of every run, concatenated: the context columns
@@ -52,11 +61,10 @@ class ExperimentData:
         cannot give. A run's own tables name no axis (a run directory is shared by every name that asks for its
         key): the axes' labels come from runs.parquet. `where` (as `select`) picks the runs before their tables
         are read: a figure of one cell reads that cell's runs, not the experiment's."""
-        runs = pd.read_parquet(self.directory / "runs.parquet", columns=[*self.axes, "seed", "directory"])
-        runs = select(runs, where)
+        runs = select(self.runs([*self.axes, "seed"]), where)
         parts = []
         for run in runs.itertuples(index=False):
-            directory = Path(run.directory)
+            directory = run.directory
             table = pd.read_parquet(directory / "tables" / f"{kind}.parquet", columns=list(columns))
             flows = json.loads((directory / "params.json").read_text())["flows"]
             names = {axis: getattr(run, axis) for axis in [*self.axes, "seed"]}

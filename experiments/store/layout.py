@@ -12,6 +12,8 @@
   seed-rounds/round<r>.json                  a seeding round's schedule (verdicts.seeding)
   <paper>/figures/<id>.png, <paper>/tables/<id>.{csv,md}   the figures and tables
   REPORT.md, SENSITIVITY.md, sensitivity.parquet            the reports
+  reproduce-all.sha256, sensitivity-all.sha256              each target's listing of what it made (workflow.stamps)
+  logs/                                      every job's log
   report/index.html, report/papers/<paper>.html, report/runs/<paper>/<experiment>.html   the HTML report
   report/curves/<paper>/<headline>.png       a headline's specification curve (figures/spec_curves.py)
 
@@ -21,6 +23,7 @@ Functions take the results folder and return a Path; the report's pages are also
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from experiments.config.readings import BASELINE
@@ -32,6 +35,7 @@ METRICS_CACHE = "metrics-cache"
 READINGS = "readings"
 SEEDS = "seeds"
 SEED_ROUNDS = "seed-rounds"
+LOGS = "logs"
 BATCHES = "batches"
 TABLE_KINDS = ("runs", "metrics", "series", "failed")
 ARTIFACT_KINDS = {"figures": (".png",), "tables": (".csv", ".md")}  # a paper's outputs, beside its experiments
@@ -105,6 +109,17 @@ def artifact(results: str | Path, paper: str, kind: str, artifact_id: str, suffi
     return Path(results) / paper / kind / f"{artifact_id}{suffix}"
 
 
+def log_file(results: str | Path, name: str) -> str:
+    """A job's log, <results>/logs/<name>: in the folder it ran for, so that two folders' invocations never share one
+    (a Snakemake pattern when `name` holds wildcards)."""
+    return str(Path(results) / LOGS / name)
+
+
+def stamp_listing(results: str | Path, target: str) -> Path:
+    """A target's listing of every artifact it made in the folder, <results>/<target>.sha256 (workflow.stamps)."""
+    return Path(results) / f"{target}.sha256"
+
+
 def report_md(results: str | Path) -> Path:
     return Path(results) / "REPORT.md"
 
@@ -131,6 +146,17 @@ def runs_page(paper: str, experiment: str) -> str:
 
 def headline_curve(paper: str, headline: str) -> str:
     return f"report/curves/{paper}/{headline}.png"
+
+
+def stored(run: Path, table_folder: str | Path) -> str:
+    """How a table or record names a run directory: relative to the folder the table lies in, so that a results
+    folder copied or moved elsewhere reads its own runs, not the original's (`resolved` reads it back)."""
+    return os.path.relpath(run, table_folder)
+
+
+def resolved(table_folder: str | Path, name: str | Path) -> Path:
+    """The run directory a table in `table_folder` names (`stored`; an absolute name, as older tables hold, as is)."""
+    return Path(os.path.normpath(Path(table_folder) / name))
 
 
 def relative(path: Path, results: str | Path) -> str:

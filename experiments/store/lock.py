@@ -27,7 +27,12 @@ def hold(results: str | Path) -> IO[str]:
     """Lock `results` for this process's life (keep the returned handle referenced), or raise ResultsBusy."""
     path = layout.workflow_lock(results)
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle = open(path, "a+")  # noqa: SIM115 -- held open for the life of the process
+    # O_NOFOLLOW: a link planted as the lock is refused, not written through (store.folder says why)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as err:
+        raise ResultsBusy(f"{path}: cannot be opened as the results folder's lock ({err.strerror})") from None
+    handle = os.fdopen(fd, "r+")  # held open for the life of the process
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from experiments.common.files import write_atomic
+from experiments.store import layout, run_files
 
 
 def write_record(path: str | Path, record: dict) -> None:
@@ -25,3 +26,18 @@ def failed_entries(record: dict) -> list[dict]:
 def read_records(records: list[str | Path]) -> list[dict]:
     """The runs of several records, in their order."""
     return [entry for record in records for entry in read_record(record)["runs"]]
+
+
+def damaged_runs(record: str | Path, results: str | Path) -> list[str]:
+    """What is wrong with each run a record lists as made (none failed): "<key>: <problem>" for a directory that is
+    gone or no longer matches its file list (store.run_files, sizes only: cheap enough for every batch of a sweep
+    at planning); [] for a record not yet written."""
+    try:
+        entries = read_record(record)["runs"]
+    except FileNotFoundError:
+        return []
+    found = []
+    for entry in entries:
+        if entry["status"] != "failed" and (problem := run_files.problem(layout.run_dir(results, entry["key"]))):
+            found.append(f"{entry['key']}: {problem}")
+    return found

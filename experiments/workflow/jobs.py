@@ -108,10 +108,13 @@ def simulate_runs(
     def failed(directory: Path, err: Exception) -> None:
         emit({"line": f"[{label}] metrics of run {directory.name} left to the aggregation: {err}"})
 
+    def say(line: str) -> None:
+        emit({"line": f"[{label}] {line}"})
+
     def measure(key: str, directory: Path, tables: dict) -> None:
         warmup, analysis, cache = metrics
         try:
-            cached_run_metrics(directory, warmup, analysis, analysis.get("series", True), cache, code, tables, key)
+            cached_run_metrics(directory, warmup, analysis, analysis.get("series", True), cache, code, tables, key, say)
         except Exception as err:  # noqa: BLE001 - any error: the aggregation meets it again and reports it
             failed(directory.with_name(key), err)
         measured.add(key)
@@ -120,10 +123,10 @@ def simulate_runs(
     outcomes = run_batch(runs, settings.results, tools, after, lambda line: emit(asdict(line)), label)
     if metrics:
         found = [o.directory for o in outcomes if o.status != "failed" and o.key not in measured]
-        computed = file_metrics(found, *metrics, failed)
+        computed = file_metrics(found, *metrics, failed, say)
         filed = len(measured) + len(found)
         emit({"line": f"[{label}] metrics of {filed} runs filed ({len(found) - computed} were already)"})
-    write_record(record, batch_record(outcomes, retry_of))
+    write_record(record, batch_record(outcomes, settings.results, retry_of))
 
 
 def parse_into_tables(settings: Settings, measure: Callable[[str, Path, dict], None] | None = None):
@@ -165,6 +168,7 @@ def aggregate_experiment(
         analysis_settings(exp),
         layout.metrics_cache(results),
         label,
+        str(results),
     )
     with job_log(log) as progress:
         worker.call(f"{__name__}:aggregate_runs", args, lambda event: progress(event["line"]))
@@ -178,12 +182,14 @@ def aggregate_runs(
     analysis: dict,
     cache: Path,
     label: str,
+    results: str,
     emit: Callable[[dict], None],
 ) -> None:
     """aggregate_experiment's work, in its worker process: its progress lines emitted as they come."""
     from experiments.measure import aggregate
 
-    aggregate.aggregate(records, contexts, warmup, out_dir, analysis, cache, lambda line: emit({"line": line}), label)
+    say = lambda line: emit({"line": line})  # noqa: E731
+    aggregate.aggregate(records, contexts, warmup, out_dir, analysis, cache, say, label, results)
 
 
 def draw(plan: Plan, results: str | Path, paper: str, kind: str, artifact_id: str, log: str | Path) -> list[Path]:

@@ -228,6 +228,16 @@ class Plan:
         """One kind of table (runs, metrics, series) of every experiment's baseline."""
         return [self.experiment_tables(results, p, e)[kind] for p, e, r in self.batches if r == BASELINE]
 
+    def experiment_outputs(self, results: str | Path, readings: bool) -> list[str]:
+        """Every table of every experiment's baseline (and with `readings`, of each reading): what a stamp lists
+        beside the reports, so that a table deleted after the reports were written is made again."""
+        parts = [(p, e, r) for p, e, r in self.batches if readings or r == BASELINE]
+        return [
+            str(layout.experiment_table(results, *part[:2], kind, part[2]))
+            for part in parts
+            for kind in layout.TABLE_KINDS
+        ]
+
     def reading_metrics(self, results: str | Path) -> list[str]:
         """The metrics table of every experiment under every run reading."""
         return [self.experiment_tables(results, p, e, r)["metrics"] for p, e, r in self.batches if r != BASELINE]

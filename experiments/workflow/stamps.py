@@ -11,13 +11,25 @@ from pathlib import Path
 
 from experiments.common.files import sha256_file, write_atomic
 from experiments.config.readings import BASELINE
+from experiments.store import layout
 from experiments.store.records import failed_entries
 from experiments.workflow.plan import Plan
 
 
-def write_stamp(artifacts: Iterable[str | Path], out: str | Path) -> None:
-    """`sha256sum`-style listing of the artifacts, sorted by path, written atomically."""
-    write_atomic(out, "".join(f"{sha256_file(p)}  {p}\n" for p in sorted(map(str, artifacts))))
+def write_stamp(artifacts: Iterable[str | Path], results: str | Path, out: str | Path) -> None:
+    """A target's two `sha256sum`-style listings, sorted by path, each written atomically: the listing in the results
+    folder (store.layout.stamp_listing), of every artifact in it, named relative to it (`sha256sum -c` run in the
+    folder checks it, wherever the folder was copied to); `out`, the target Snakemake is given in the working
+    directory, of what lies outside the folder (the ns build) and of that listing. Every invocation rewrites
+    `out`: it names the last folder made, and each folder keeps its own listing, so two folders' invocations never
+    overwrite each other's."""
+    root = Path(results)
+    listing = layout.stamp_listing(root, Path(out).name)
+    inside, outside = [], []
+    for path in sorted(set(map(Path, artifacts))):
+        (inside if path.is_relative_to(root) else outside).append(path)
+    write_atomic(listing, "".join(f"{sha256_file(p)}  {p.relative_to(root).as_posix()}\n" for p in inside))
+    write_atomic(out, "".join(f"{sha256_file(p)}  {p}\n" for p in [*outside, listing]))
 
 
 def git_commit(root: str | Path) -> str:

@@ -22,6 +22,7 @@ import importlib
 import json
 import os
 import pickle
+import signal
 import struct
 import subprocess
 import sys
@@ -39,6 +40,29 @@ EXIT_ORPHANED = 70  # a worker's status when its parent went away
 
 class WorkerFailed(RuntimeError):
     """The job failed in its worker (its traceback), or the worker died (its exit status)."""
+
+
+class Interrupted(WorkerFailed):
+    """The job's worker was interrupted (Ctrl-C, SIGINT to the process group): nothing it had not finished is kept
+    (simulate.execute), so the same command resumes it."""
+
+
+INTERRUPTED = "interrupted"  # a worker's status closing a job stopped by Ctrl-C
+INTERRUPTED_TEXT = "interrupted (Ctrl-C): no unfinished run was kept; the same command resumes"
+STOP = threading.Event()  # a Ctrl-C reached this process (watch_interrupts)
+
+
+def watch_interrupts() -> None:
+    """In Snakemake's main process, when the workflow starts: note each Ctrl-C before Python turns it into a
+    KeyboardInterrupt. Snakemake's logging swallows one that lands while it writes a line, and the sweep then went
+    on; a job that starts after a Ctrl-C sends it again (`call`), until it reaches Snakemake's scheduler, which
+    stops the sweep."""
+
+    def noted(signum, frame) -> None:
+        STOP.set()
+        signal.default_int_handler(signum, frame)
+
+    signal.signal(signal.SIGINT, noted)
 
 
 class _Pool:
@@ -77,6 +101,9 @@ _POOL = _Pool()
 def call(function: str, args: tuple, on_event: Callable[[dict], None]) -> None:
     """Run `function` ("package.module:name") in a worker as function(*args, emit=<callable>); each dict the function
     emits reaches `on_event` here, as it comes. Raises WorkerFailed when the function raises or the worker dies."""
+    if STOP.is_set():  # the sweep is stopping: no new work, and the interrupt again for Snakemake's scheduler
+        os.kill(os.getpid(), signal.SIGINT)
+        raise Interrupted(INTERRUPTED_TEXT)
     payload = pickle.dumps((function, args), protocol=pickle.HIGHEST_PROTOCOL)
     worker = _POOL.take()
     try:
@@ -89,6 +116,9 @@ def call(function: str, args: tuple, on_event: Callable[[dict], None]) -> None:
             elif event[STATUS] == "done":
                 _POOL.give_back(worker)
                 return
+            elif event[STATUS] == INTERRUPTED:
+                worker.wait()
+                raise Interrupted(INTERRUPTED_TEXT)
             else:
                 worker.stdin.close()
                 worker.wait()
@@ -136,6 +166,9 @@ def main() -> None:
         module, name = function.split(":")
         try:
             getattr(importlib.import_module(module), name)(*args, emit=emit)
+        except KeyboardInterrupt:  # Ctrl-C reached the whole process group: the job stops, it did not fail
+            emit({STATUS: INTERRUPTED})
+            raise
         except BaseException:  # noqa: BLE001 - reported to the job, which fails with it; this worker then ends
             emit({STATUS: "failed", "error": traceback.format_exc()})
             break
@@ -143,4 +176,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:  # said once, by the job (Interrupted), not as a traceback from each worker
+        sys.exit(130)

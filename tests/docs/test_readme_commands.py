@@ -294,10 +294,11 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
     ".venv/bin/python bench/packet_headers.py --max-duration 5 --readings --jobs 2 "
     "--markdown docs/PERFORMANCE.md": PACKET_HEADERS_SMALL,
     ".venv/bin/python bench/seeding_rounds.py --markdown docs/PERFORMANCE.md": SEEDING_ROUNDS_SMALL,
-    ".venv/bin/python bench/seeding_rounds.py --sweep /work/sweep-s60/results-koo_aqm=configs/koo_aqm.yaml --sweep "
-    "/work/sweep-s60/results-bqm=configs/bqm.yaml --sweep /work/sweep-s60/results-smooth_tcp=configs/smooth_tcp.yaml "
-    "--sweep /work/sweep-s60/results-pisa_pimc=configs/pisa_pimc.yaml --markdown docs/PERFORMANCE.md": (
+    ".venv/bin/python bench/seeding_rounds.py --sweep /work/full5/results --markdown docs/PERFORMANCE.md": (
         SEEDING_ROUNDS_SMALL
+    ),
+    "/usr/bin/time -v .venv/bin/snakemake reproduce-all": Fragment(
+        "the five-paper sweep's command: `make reproduce` (the README's) under /usr/bin/time, timed in a clean clone"
     ),
     "/usr/bin/time -v nice -n 10 .venv/bin/snakemake reproduce-all --config experiment_files=configs/<paper>.yaml "
     "results=<folder>": Fragment("the per-paper sweeps' command, a template with the paper and the folder"),

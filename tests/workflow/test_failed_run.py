@@ -50,8 +50,10 @@ def test_failed_run(tools, tmp_path):
     again = subprocess.run(rerun, shell=True, capture_output=True, text=True)  # the command reproduces the error
     assert again.returncode == 3 and "thresh" in again.stderr
     assert (outcomes[1].directory / "params.json").is_file()
-    record = batch_record(outcomes)  # the batch job's record lists it, with its message and command
+    record = batch_record(outcomes, tmp_path)  # the batch job's record lists it, with its message and command
     assert [e["status"] for e in record["runs"]] == ["failed", "ran"]
+    # each run's directory named relative to the results folder, never as an absolute path (issue 51)
+    assert [e["directory"] for e in record["runs"]] == [f"runs/{failed.key}.failed", f"runs/{outcomes[1].key}"]
     assert failed_entries(record)[0]["rerun"] == rerun and "thresh" in record["runs"][0]["message"]
     # a rerun of the batch reuses the good run and retries the failed one
     second = run_batch([bad, good], tmp_path, tools, report=lines.append)

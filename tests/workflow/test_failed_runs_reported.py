@@ -20,6 +20,7 @@ import pytest
 import yaml
 from test_unshipped_sweep import SWEEP
 
+from experiments.store import run_files
 from experiments.workflow.plan import Plan
 
 REPO = Path(__file__).resolve().parents[2]
@@ -132,7 +133,7 @@ def test_a_failed_run_is_reported_retried_and_then_left_alone(checkout, tmp_path
     listing = report[report.index("### Failed runs") :]
     assert key in listing and "claims pi_holds_delay_lower, pi_delay_per_flows" in listing
     assert "figures and tables delay_vs_flows" in listing
-    assert key in (work / "logs" / "reproduce_all.log").read_text(), "the stamp's log lists it too"
+    assert key in (results / "logs" / "reproduce_all.log").read_text(), "the stamp's log lists it too"
     assert "5 runs and 1 failed" in report
     assert "drawn without 1 failed run(s)" in report
     # the HTML report lists it too, on its experiment's run page, with links to what its directory keeps
@@ -178,6 +179,10 @@ def test_batch_retry_changes_exactly_when_a_retry_is_due(tmp_path):
     record.write_text(json.dumps({**failed, "retry_of": first}))  # the retry failed again
     second = retry()
     assert second.startswith("retry:") and second != first, "a retry that failed is retried again"
+    run = tmp_path / "runs" / "k"  # the retry made the run: a directory that matches its file list
+    run.mkdir(parents=True)
+    (run / "params.json").write_text("{}")
+    run_files.write(run)
     record.write_text(json.dumps({"runs": [{**failed["runs"][0], "status": "ran"}], "retry_of": second}))
     assert retry() == second, "the value the successful retry ran with: no further rerun"
     record.write_text(json.dumps({"runs": [{**failed["runs"][0], "status": "ran"}]}))

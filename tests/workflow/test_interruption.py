@@ -126,6 +126,37 @@ def test_kill_9_mid_sweep_then_the_same_command(sweep, uninterrupted, tmp_path):
     assert outputs(results) == uninterrupted, "the resumed sweep's outputs differ from an uninterrupted one's"
 
 
+def test_ctrl_c_stops_the_sweep_within_seconds_and_the_same_command_resumes(sweep, uninterrupted, tmp_path):
+    """Ctrl-C as a terminal sends it: SIGINT to the whole process group (Snakemake, its workers, the ns running).
+    Before: each worker printed a KeyboardInterrupt traceback and left the run's temporary directory; before the
+    workers, only the running ns died, was recorded as a failed run, and the batch went on."""
+    results = sweep.parent / "ctrl-c"
+    cmd = command(sweep, results)
+    log = tmp_path / "first.log"
+    proc = start(cmd, log)
+    try:
+        wait_for(lambda: len(complete_runs(results)) >= 2, proc, "two finished runs")
+        time.sleep(0.5)  # into the next run
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    finished = complete_runs(results)
+    assert 2 <= len(finished) < RUNS, "the interrupt came after the sweep had finished"
+    output = log.read_text()
+    assert proc.returncode != 0 and "interrupted (Ctrl-C)" in output, output[-3000:]
+    assert "KeyboardInterrupt" not in output and "failed" not in dict(OUTCOME.findall(output)).values()
+    assert [p.name for p in (results / "runs").iterdir() if "." in p.name] == [], "nothing unfinished kept"
+
+    again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=1200)
+    assert again.returncode == 0, again.stderr[-3000:]
+    ran = {key for key, status in OUTCOME.findall(again.stdout + again.stderr) if status == "ran"}
+    assert not ran & finished and len(complete_runs(results)) == RUNS
+    assert outputs(results) == uninterrupted
+
+
 def test_a_second_invocation_on_a_results_folder_in_use_stops_and_the_first_is_unharmed(sweep, uninterrupted, tmp_path):
     results = sweep.parent / "contended"
     cmd = command(sweep, results)

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from experiments.common.markdown import row_cells
+from experiments.store import layout
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -125,12 +126,14 @@ def test_alternative_runs_are_ordinary_runs_beside_the_baseline(sensitivity_run)
     assert len(baseline_runs) == len(reading_runs) == 1
     assert set(baseline_runs["run_key"]).isdisjoint(reading_runs["run_key"])
     # every run lives in the results' one runs/ folder, named by its key; its params name no reading
-    for directory in [*baseline_runs["directory"], *reading_runs["directory"]]:
-        assert Path(directory).parent == sensitivity_run / "runs"
+    runs = {"baseline": (base, baseline_runs), "reading": (base / "readings" / "buffer=6", reading_runs)}
+    directories = {k: [layout.resolved(folder, d) for d in t["directory"]] for k, (folder, t) in runs.items()}
+    for directory in [*directories["baseline"], *directories["reading"]]:
+        assert directory.parent == sensitivity_run / "runs"
     assert reading_runs["reading"].tolist() == ["buffer=6"]
-    params = pd.read_json(Path(reading_runs["directory"][0]) / "params.json", typ="series")
+    params = pd.read_json(directories["reading"][0] / "params.json", typ="series")
     assert "reading" not in params and params["core_queue"]["knobs"]["limit_"] == 6
-    baseline = pd.read_json(Path(baseline_runs["directory"][0]) / "params.json", typ="series")
+    baseline = pd.read_json(directories["baseline"][0] / "params.json", typ="series")
     assert baseline["core_queue"]["knobs"]["limit_"] != 6
 
 

@@ -12,6 +12,8 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
+from experiments.store import layout
+
 REPO = Path(__file__).resolve().parents[2]
 
 SWEEP = """
@@ -120,9 +122,10 @@ def test_sweep_runs_end_to_end(one_batch):
     assert "## red_pi_flows" in text and "pi_holds_delay_lower" in text
     # runs are named by key and hold their params
     runs = pd.read_parquet(results / "red_pi_flows" / "flows" / "runs.parquet")
-    for directory in runs["directory"]:
-        assert (Path(directory) / "params.json").is_file()
-        assert Path(directory).name in set(runs["run_key"])
+    for name in runs["directory"]:
+        directory = layout.resolved(results / "red_pi_flows" / "flows", name)
+        assert (directory / "params.json").is_file()
+        assert directory.name in set(runs["run_key"])
     # a second invocation finds everything up to date
     again = subprocess.run([*cmd[:-4], "--dry-run", "--", *cmd[-3:]], cwd=REPO, capture_output=True, text=True)
     assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr
@@ -147,7 +150,7 @@ def test_sweep_split_over_batches_aggregates_every_run_once(sweep_file, one_batc
     reference_runs = pd.read_parquet(one / flows / "runs.parquet")
     assert len(runs) == 6 and runs["run_key"].is_unique, "every run exactly once"
     assert sorted(runs["run_key"]) == sorted(k for keys in batched for k in keys) == sorted(reference_runs["run_key"])
-    assert all(Path(d).is_relative_to(split) for d in runs["directory"]), "run afresh, not the one-batch dirs"
+    assert all(layout.resolved(split / flows, d).is_relative_to(split) for d in runs["directory"]), "run afresh"
 
     order = ["run_key", "scope", "metric"]
     metrics = pd.read_parquet(split / flows / "metrics.parquet").sort_values(order, ignore_index=True)

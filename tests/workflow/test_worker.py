@@ -156,7 +156,7 @@ def test_a_simulate_job_files_its_runs_metrics_for_the_aggregation(ns_binary, tm
     analysis, cache = analysis_settings(exp), layout.metrics_cache(settings.results)
     code = aggregate_module.metrics_code_digest()
     for entry in read_records([record]):
-        directory = Path(entry["directory"])
+        directory = Path(settings.results) / entry["directory"]
         *filed, hit = aggregate_module.cached_run_metrics(directory, exp["warmup"], analysis, True, cache, code)
         *fresh, _ = aggregate_module.cached_run_metrics(directory, exp["warmup"], analysis, True, None, code)
         assert hit and all(a.equals(b) for a, b in zip(filed, fresh, strict=True))
@@ -169,8 +169,9 @@ def test_a_simulate_job_files_its_runs_metrics_for_the_aggregation(ns_binary, tm
     monkeypatch.setattr(aggregate_module, "run_metrics", no_computing)
     contexts = [{"paper": doc["paper"], "experiment": "tiny", "seed": run.seed} for run in runs]
     out = tmp_path / "aggregated"
+    cache = layout.metrics_cache(settings.results)
     aggregate_module.aggregate(
-        [record], contexts, exp["warmup"], out, analysis_settings(exp), layout.metrics_cache(settings.results)
+        [record], contexts, exp["warmup"], out, analysis_settings(exp), cache, results=settings.results
     )
     assert len(pd.read_parquet(out / "runs.parquet")) == len(runs)
     assert len(pd.read_parquet(out / "metrics.parquet"))
