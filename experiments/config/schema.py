@@ -81,7 +81,7 @@ def _pattern(validator, pattern, instance, schema):
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-_Validator = jsonschema.validators.extend(
+StrictValidator = jsonschema.validators.extend(
     jsonschema.Draft202012Validator,
     validators={"pattern": _pattern},
     type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _integer),
@@ -89,7 +89,7 @@ _Validator = jsonschema.validators.extend(
 
 
 def validate_schema(doc: Any, path: Path) -> None:
-    validator = _Validator(schema())
+    validator = StrictValidator(schema())
     errors = list(validator.iter_errors(doc))
     if errors:
         raise ConfigError(f"{path}: {describe_error(_best_error(errors))}")

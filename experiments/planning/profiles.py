@@ -18,7 +18,7 @@ from snakemake.utils import validate
 from experiments.config.axes import label_text, level_labels
 from experiments.config.errors import ConfigError
 from experiments.config.load import load as load_file
-from experiments.config.schema import _Validator, describe_error
+from experiments.config.schema import StrictValidator, describe_error
 
 # The settings' schema: every key, its type, default and meaning (snakemake.utils.validate reads it).
 SETTINGS_SCHEMA = Path(__file__).resolve().parents[2] / "workflows" / "schemas" / "settings.schema.yaml"
@@ -54,7 +54,7 @@ class Settings:
                 raise ConfigError(f"workflow config: {key}={value} is not a finite number; allowed: a finite number")
         # Our validator first: Snakemake's counts 2.0 as an integer (`batch_size=2.0` then failed in the plan with
         # a stack) and matches a pattern with re.search.
-        error = jsonschema.exceptions.best_match(_Validator(settings_schema()).iter_errors(cfg))
+        error = jsonschema.exceptions.best_match(StrictValidator(settings_schema()).iter_errors(cfg))
         if error is not None:
             raise ConfigError(f"workflow config: {setting_error(error, cfg)}")
         try:
