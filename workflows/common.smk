@@ -95,8 +95,9 @@ def seed_round_inputs(last=None):
     return files
 
 
-# A run found damaged since it was made (its directory gone, a file of it cut or changed:
-# experiments.store.run_files) forces its batch to run again, as `--forcerun <record>` would (so
+# A run found damaged since it was made (its directory gone, a file of it missing or of another
+# size than its files.json says: experiments.store.run_files; other bytes of the same size are
+# found by the batch job's sha256 check when it runs) forces its batch to run again, as `--forcerun <record>` would (so
 # a dry run lists it too): the batch makes the damaged runs again and reuses the others, and the
 # aggregation and all after it follow by their inputs' times. Forced, not a param: Snakemake
 # compares params only where it kept a record's metadata, which a copied results folder lacks.

@@ -50,6 +50,7 @@ def _kind(entry: os.DirEntry) -> str:
     return "a device or special file"
 
 
+NAMES = {"dir": "folder", "file": "file"}
 # Folders whose entries are listed by type only (each must be of this kind), not walked into.
 LISTED = {layout.RUNS: "dir", layout.METRICS_CACHE: "file", layout.LOCKS: "file"}
 
@@ -86,4 +87,6 @@ def _check_listing(folder: Path, expected: str) -> None:
         for entry in entries:
             kind = _kind(entry)
             if kind != expected:
-                raise _refuse(entry.path, kind if kind not in ("dir", "file") else f"a {kind} among {expected}s")
+                raise _refuse(
+                    entry.path, kind if kind not in NAMES else f"a {NAMES[kind]} where only {NAMES[expected]}s belong"
+                )

@@ -81,7 +81,7 @@ def test_a_pipe_or_a_file_in_a_folder_s_place_is_refused(tmp_path):
         folder.check(results)
     (results / "p" / "fifo").unlink()
     (results / "metrics-cache" / "entry-dir").mkdir()  # the cache holds files only
-    with pytest.raises(folder.UnsafeResults, match="among"):
+    with pytest.raises(folder.UnsafeResults, match="a folder where only files belong"):
         folder.check(results)
     (results / "metrics-cache" / "entry-dir").rmdir()
     (results / ".locks").rename(tmp_path / "locks-moved")
