@@ -297,6 +297,9 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
     ".venv/bin/python bench/seeding_rounds.py --sweep /work/full5/results --markdown docs/PERFORMANCE.md": (
         SEEDING_ROUNDS_SMALL
     ),
+    "/usr/bin/time -v nice -n 19 .venv/bin/snakemake sensitivity-all --config readings=null": Fragment(
+        "the null readings' sweep of docs/PERFORMANCE.md: the README's `sensitivity-all --config readings=null`, timed"
+    ),
     "/usr/bin/time -v .venv/bin/snakemake reproduce-all": Fragment(
         "the five-paper sweep's command: `make reproduce` (the README's) under /usr/bin/time, timed in a clean clone"
     ),
