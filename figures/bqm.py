@@ -5,7 +5,8 @@ figures.generic.metric_vs_axis from the file; this module adds what the thesis s
 change against DropTail, per bottleneck and number of connections, for the three measures of Ch. 5
 (gains_table); the improvement ratio of Figs. 6.3 and 6.6 (gain_vs_axis); Fig. 6.2's expected
 throughput, Eq. 4.1 from the chain's per-hop throughput and the runs' tracks (throughput_with_expected);
-and Table 4.1 from the chain runs (hops_table).
+and Table 4.1 from the chain runs (hops_table). Not in the thesis: how the senders recovered from their losses
+(recoveries_vs_axis) and why packets were lost in the ad hoc runs (drop_causes_vs_axis).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import pandas as pd
 import seaborn as sns
 
 from experiments.config.axes import label_column
+from experiments.measure.registry import WIRELESS_DROP_CAUSES
 from experiments.planning import mobility
 from figures.common import (
     BOOT_SEED,
@@ -214,3 +216,74 @@ def hops_table(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
         *markdown_table(["Hops", "Seeds", "Throughput (kb/s)"], body, right=[True, True, True]),
     ]
     return write_table(frame, lines, out)
+
+
+# Not in the thesis: how the senders recovered from their losses (issue 52's evidence that BQM acts at all).
+RECOVERY_PANELS = [
+    ("tcp_fast_retransmits_per_flow", "fast retransmits per connection"),
+    ("tcp_timeouts_per_flow", "timeouts per connection"),
+    ("bqm_congestion_responses_per_flow", "BQM: congestion responses per connection"),
+    ("bqm_wireless_responses_per_flow", "BQM: wireless responses per connection"),
+]
+
+
+def recoveries_vs_axis(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
+    """Four panels against the x axis, one line per scheme: fast retransmits and timeouts per connection (every
+    sender), and the BQM senders' responses to a congestion and to a wireless diagnosis (BQM schemes only)."""
+    x = artifact["x"]
+    rows = select(data.metrics, artifact.get("where", {}))
+    rows = rows[(rows["scope"] == "all") & rows["metric"].isin([m for m, _ in RECOVERY_PANELS])]
+    if rows.empty:
+        raise ValueError(f"{artifact['id']}: no loss-recovery counters in {artifact['experiment']} (tcp_counters.tsv)")
+    rows = rows.astype({SCHEME: str})
+    order = [str(level) for level in data.levels.get(SCHEME, [])]
+    fig, axes = plt.subplots(2, 2, figsize=(9, 6.5), sharex=True)
+    for ax, (metric, label) in zip(axes.flat, RECOVERY_PANELS, strict=True):
+        panel = rows[rows["metric"] == metric]
+        if panel.empty:
+            ax.set_axis_off()
+            continue
+        sns.lineplot(
+            data=panel, x=x, y="value", hue=SCHEME, hue_order=[s for s in order if s in set(panel[SCHEME])] or None,
+            marker="o", errorbar=CI_BAND, seed=BOOT_SEED, ax=ax,
+        )  # fmt: skip
+        ax.set_ylabel(label, fontsize=8)
+        ax.set_xlabel(x)
+    caption = textwrap.fill(artifact.get("caption", f"loss recoveries vs {x}"), 100)
+    fig.suptitle(caption + f"\n(mean over {seed_note(rows, [x, SCHEME])}, 95 % CI)", fontsize=9)
+    fig.tight_layout()
+    return save_figure(fig, out)
+
+
+def drop_causes_vs_axis(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
+    """One panel per scheme: the TCP data packets dropped per run by cause (wireless_drops_<cause>, stacked, mean
+    over seeds) against the x axis."""
+    x = artifact["x"]
+    causes = [f"wireless_drops_{cause}" for cause in WIRELESS_DROP_CAUSES]
+    rows = select(data.metrics, artifact.get("where", {}))
+    rows = rows[(rows["scope"] == "all") & rows["metric"].isin(causes)]
+    if rows.empty:
+        raise ValueError(f"{artifact['id']}: no drop causes in {artifact['experiment']} (drops.tr)")
+    means = rows.astype({SCHEME: str}).groupby([SCHEME, x, "metric"], sort=False)["value"].mean().unstack("metric")
+    schemes = [str(s) for s in data.levels.get(SCHEME, [])] or list(means.index.unique(SCHEME))
+    levels = [level for level in data.levels.get(x, []) if level in set(rows[x])] or sorted(set(rows[x]))
+    fig, axes = plt.subplots(1, len(schemes), figsize=(4 * len(schemes), 4), sharey=True, squeeze=False)
+    for ax, scheme in zip(axes[0], schemes, strict=True):
+        panel = means.xs(scheme, level=SCHEME).reindex(levels).reindex(columns=causes).fillna(0)
+        bottom = np.zeros(len(panel))
+        for metric in causes:
+            ax.bar(
+                [str(v) for v in panel.index],
+                panel[metric],
+                bottom=bottom,
+                label=metric.removeprefix("wireless_drops_"),
+            )
+            bottom += panel[metric].to_numpy()
+        ax.set_title(scheme, fontsize=9)
+        ax.set_xlabel(x)
+    axes[0][0].set_ylabel("TCP data packets dropped per run")
+    axes[0][-1].legend(title="cause", fontsize=7)
+    caption = textwrap.fill(artifact.get("caption", f"drop causes vs {x}"), 110)
+    fig.suptitle(caption + f"\n(mean over {seed_note(rows, [x, SCHEME])})", fontsize=9)
+    fig.tight_layout()
+    return save_figure(fig, out)

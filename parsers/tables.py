@@ -126,6 +126,19 @@ SCHEMAS: dict[str, pa.Schema] = {
     "sink_gaps": pa.schema([("time", pa.float64()), ("fid", pa.int32()), ("first", pa.int64()), ("count", pa.int64())]),
     # queue_vars.tsv (DESIGN.md section 5.5): variables of the first core link's queue object per sample.
     "queue_vars": pa.schema([("time", pa.float64()), ("var", pa.string()), ("value", pa.float64())]),
+    # tcp_counters.tsv: each one-way TCP agent's loss-recovery counters at the end of the run (ns2-patches/0022,
+    # 0011); the BQM sender's three are null (`nan`) for other agents.
+    "tcp_counters": pa.schema(
+        [
+            ("fid", pa.int32()),
+            ("timeouts", pa.int64()),
+            ("fast_retransmits", pa.int64()),
+            ("retransmitted_packets", pa.int64()),
+            ("congestion_responses", pa.int64()),
+            ("wireless_responses", pa.int64()),
+            ("early_retransmits", pa.int64()),
+        ]
+    ),
     "wireless_drops": pa.schema(
         [
             ("time", pa.float64()),
@@ -139,12 +152,24 @@ SCHEMAS: dict[str, pa.Schema] = {
     ),
 }
 # Columns of the TSV files that may be missing: `nan` there is read as null (DESIGN.md section 6).
-NULLABLE: dict[str, tuple[str, ...]] = {"objects": ("end", "delivered")}
+NULLABLE: dict[str, tuple[str, ...]] = {
+    "objects": ("end", "delivered"),
+    "tcp_counters": ("congestion_responses", "wireless_responses", "early_retransmits"),
+}
 TRACE_KINDS = ("journeys", "hops", "flow_sums")  # the tables read from packets.tr (packets.log: all but flow_sums)
 PACKET_LOG = "packets.log"  # monitors.packet_trace true: the events the metrics read, binary (parsers/packet_log.py)
 PACKET_TRACE = "packets.tr"  # monitors.packet_trace text: ns-2's text trace of every event
 # read from <kind>.tsv when the run has one
-TSV_KINDS = ("objects", "core_bins", "core_drops", "core_delays", "queue_vars", "sinks", "sink_gaps")
+TSV_KINDS = (
+    "objects",
+    "core_bins",
+    "core_drops",
+    "core_delays",
+    "queue_vars",
+    "sinks",
+    "sink_gaps",
+    "tcp_counters",
+)
 # The raw outputs a run's tables hold all of: deleted once parsed unless the workflow keeps them (DESIGN.md §1).
 RAW_OUTPUTS = (
     PACKET_LOG,

@@ -4,7 +4,7 @@
 #
 # reads <run dir>/params.json and writes meta.json, packets.log (monitors.packet_trace
 # true, the default; packets.tr when it is text), queue_monitor.tsv and, when the run has TCP
-# flows, flows.tsv, with http flows objects.tsv, and with monitors.core_log
+# flows, flows.tsv and tcp_counters.tsv, with http flows objects.tsv, and with monitors.core_log
 # core_bins.tsv, core_drops.tsv and core_delays.tsv, and when a flow's sink is an
 # Agent/LossMonitor sinks.tsv and sink_gaps.tsv into <run dir>. A bad parameter gives one line on stderr
 # and exit status 3, before any output file exists. A wireless run (topology
@@ -16,8 +16,8 @@ foreach part {params headers queues topology wireless traffic http monitors meta
 }
 
 namespace eval repro {
-    variable OUTPUTS {meta.json packets.log packets.tr queue_monitor.tsv flows.tsv objects.tsv
-                      core_bins.tsv core_drops.tsv core_delays.tsv drops.tr queue_vars.tsv
+    variable OUTPUTS {meta.json packets.log packets.tr queue_monitor.tsv flows.tsv tcp_counters.tsv
+                      objects.tsv core_bins.tsv core_drops.tsv core_delays.tsv drops.tr queue_vars.tsv
                       sinks.tsv sink_gaps.tsv}
 }
 
@@ -101,8 +101,11 @@ proc repro::main {run_dir} {
     }
     set tsv [open [file join $run_dir queue_monitor.tsv] w]
     set flows_tsv ""
+    set counters_tsv ""
     if {[llength [tcp_flows]]} {
         set flows_tsv [open [file join $run_dir flows.tsv] w]
+        set counters_tsv [open [file join $run_dir tcp_counters.tsv] w]
+        start_tcp_counters $counters_tsv
     }
     set vars_tsv ""
     if {[llength $queue_vars]} {
@@ -131,7 +134,7 @@ proc repro::main {run_dir} {
     start_samples $ns $tsv $flows_tsv $interval $duration
     $ns run
     close_packet_log
-    foreach channel [list $trace $tsv $flows_tsv $objects $drops $vars_tsv {*}$loss_monitors {*}[core_log_channels]] {
+    foreach channel [list $trace $tsv $flows_tsv $counters_tsv $objects $drops $vars_tsv {*}$loss_monitors {*}[core_log_channels]] {
         if {$channel ne ""} {
             close $channel
         }

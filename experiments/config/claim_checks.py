@@ -74,7 +74,8 @@ def _check_claim_figures(doc: dict, path: Path) -> None:
 
 def _check_headlines(doc: dict, path: Path) -> None:
     """A headline names claims of this file, of class reproduction (the only class that counts as agreement: a
-    context or diagnostic claim cannot stand for what the paper says it shows); headline ids are unique."""
+    context or diagnostic claim cannot stand for what the paper says it shows), or of class no_effect beside at least
+    one reproduction claim (a gain here and none there: the contrast, not the evidence); headline ids are unique."""
     classes = {c["id"]: c.get("class", "reproduction") for c in doc.get("claims", [])}
     seen: set[str] = set()
     for index, headline in enumerate(doc.get("headlines", [])):
@@ -82,13 +83,19 @@ def _check_headlines(doc: dict, path: Path) -> None:
         if headline["id"] in seen:
             raise ConfigError(f"{path}: {where}.id: duplicate headline id {headline['id']}")
         seen.add(headline["id"])
+        contrast = any(classes.get(claim) == "reproduction" for claim in headline["claims"])
         for claim in headline["claims"]:
             if claim not in classes:
                 raise ConfigError(f"{path}: {where}.claims: unknown claim '{claim}'")
-            if classes[claim] != "reproduction":
+            if classes[claim] == "no_effect" and not contrast:
+                raise ConfigError(
+                    f"{path}: {where}.claims: '{claim}' is of class no_effect; a headline may name one only beside a "
+                    "reproduction claim"
+                )
+            if classes[claim] not in ("reproduction", "no_effect"):
                 raise ConfigError(
                     f"{path}: {where}.claims: '{claim}' is of class {classes[claim]}; a headline's claims must be "
-                    "of class reproduction"
+                    "of class reproduction (or no_effect beside one)"
                 )
 
 

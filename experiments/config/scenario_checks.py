@@ -13,7 +13,7 @@ from experiments.config.units import seconds
 GAIMD_KNOBS = ("increase_num_", "decrease_num_", "gaimd_strict_")
 
 
-WIRELESS_ONLY = ("nodes", "area", "placement", "routing", "mac", "radio_range")
+WIRELESS_ONLY = ("nodes", "area", "placement", "routing", "mac", "phy", "loss", "radio_range")
 
 
 WIRED_ONLY = ("core_link", "edge_link", "core_nodes", "core_links", "sink_loss")

@@ -59,7 +59,8 @@ NEEDS = {
 
 
 # Causes of wireless_drops_<cause> (measure.wireless.drop_cause gives them).
-WIRELESS_DROP_CAUSES = ("queue", "route", "mac", "arp", "other")
+WIRELESS_DROP_CAUSES = ("queue", "link_failure", "purge", "no_route", "arp", "random", "mac", "other")
+RANDOM_LOSS_REASON = "LOSS"  # the reason of topology.loss's drop lines (layer LL, ns2-patches/0024)
 
 
 # The families' parameters, here once: the names they give and what their modules compute.
@@ -367,6 +368,29 @@ _OTHER_METRICS = [
             ("fairness_worst", "1"),
         )
     ),
+    *(
+        Metric(
+            f"{name}_since_start_delivering",
+            (ALL, GROUP),
+            unit,
+            f"{name}_since_start over the flows that delivered at least one byte by the end (those between "
+            "partitioned nodes left out)",
+            _TCP,
+        )
+        for name, unit in (
+            ("goodput_Bps", "bytes/s"),
+            ("goodput_per_flow_Bps", "bytes/s"),
+            ("fairness_jain", "1"),
+            ("fairness_worst", "1"),
+        )
+    ),
+    Metric(
+        "delivering_flows_pct",
+        (ALL, GROUP),
+        "%",
+        "flows that delivered at least one payload byte by the flows.tsv sample nearest duration / all flows x 100",
+        _TCP,
+    ),
     Metric(
         "objects_completed",
         (ALL, GROUP),
@@ -553,10 +577,12 @@ _OTHER_METRICS = [
         "wireless_drops_<cause>",
         (ALL,),
         "packets",
-        "TCP data packets (drops.tr type tcp) the nodes dropped within [warmup, duration], by cause: queue (an "
-        "interface queue full: layer IFQ, reason ---), route (the routing agent: no route, a link-layer failure "
-        "callback, TTL, loop; packets purged from the queue for a broken link), mac (the MAC layer), arp (ARP's "
-        "one-packet buffer), other",
+        "TCP data packets (drops.tr type tcp) the nodes dropped within [warmup, duration], by the cause ns-2's CMU "
+        "trace names: queue (an interface queue full: IFQ ---), link_failure (the MAC gave up on the next hop: RTR "
+        "CBK), purge (pulled out of an interface queue after a link broke: RTR FIL, ns2-patches/0023), no_route "
+        "(RTR NRTE; TOUT and IFQ: expired in or refused by the routing agent's buffer while it sought a route), "
+        "arp (ARP's one-packet buffer), random (topology.loss, above the MAC), mac (the MAC layer's own lines, "
+        "traced only with its tracing on), other (TTL, loop, ...)",
         (WIRELESS,),
         rf"wireless_drops_({'|'.join(WIRELESS_DROP_CAUSES)})",
     ),
@@ -567,6 +593,60 @@ _OTHER_METRICS = [
         "wireless_drops_queue / all TCP data drops x 100 (nan without drops): the share of losses a congested "
         "queue caused, against route breaks and the radio",
         (WIRELESS,),
+    ),
+    Metric(
+        "tcp_timeouts_per_flow",
+        (ALL,),
+        "timeouts",
+        "retransmission timeouts with data outstanding per connection (ns-2's nrexmit_), over the whole run",
+        _TCP,
+    ),
+    Metric(
+        "tcp_fast_retransmits_per_flow",
+        (ALL,),
+        "retransmits",
+        "retransmissions triggered by duplicate ACKs per connection (nfastrexmit_, ns2-patches/0022), over the "
+        "whole run",
+        _TCP,
+    ),
+    Metric(
+        "tcp_timeout_pct",
+        (ALL,),
+        "%",
+        "timeouts / (timeouts + fast retransmits) x 100 over all connections (nan with neither): the share of "
+        "loss recoveries a mechanism acting at fast retransmit never sees",
+        _TCP,
+    ),
+    *(
+        Metric(
+            f"bqm_{name}_per_flow",
+            (ALL,),
+            "responses",
+            f"{meaning} per BQM sender (ns2-patches/0011), over the whole run; only where a connection's sender is "
+            "Agent/TCP/Newreno/BQM",
+            _TCP,
+        )
+        for name, meaning in (
+            ("congestion_responses", "fast retransmits answered with Table 3.1's decrease for a congestion diagnosis"),
+            ("wireless_responses", "fast retransmits answered with the wireless decrease for a wireless diagnosis"),
+            ("early_retransmits", "fast retransmits after one duplicate ACK for a level-0 packet (early_rexmit_)"),
+        )
+    ),
+    Metric(
+        "bqm_response_pct",
+        (ALL,),
+        "%",
+        "the BQM senders' congestion and wireless responses / their fast retransmits x 100 (nan without fast "
+        "retransmits): how often the receiver's diagnosis reached the sender when it could act on it (the rest: "
+        "NewReno's halving)",
+        _TCP,
+    ),
+    Metric(
+        "bqm_wireless_response_pct",
+        (ALL,),
+        "%",
+        "wireless responses / all responses of the BQM senders x 100 (nan without responses)",
+        _TCP,
     ),
 ]
 
@@ -582,6 +662,7 @@ NEVER_ZERO = (
     "fairness_jain",
     "fairness_jain_connection",
     "fairness_jain_since_start",
+    "fairness_jain_since_start_delivering",
     "e2e_delay_ms_mean",
     "e2e_delay_ms_flow_mean",
     "object_delay_s_mean",

@@ -28,6 +28,7 @@ from experiments.measure.links import link_metrics, queue_pkts_series, queue_var
 from experiments.measure.per_hop import bound_metrics, link_curves, node_metrics
 from experiments.measure.scopes import INTERVAL_S, RunTables, core_link_specs, flow_groups
 from experiments.measure.sinks import sink_metrics
+from experiments.measure.tcp_counters import tcp_counter_metrics
 from experiments.measure.tcp_flows import flow_metrics
 from experiments.measure.wireless import wireless_drop_metrics
 
@@ -81,6 +82,9 @@ def run_metrics(
         starts = {f["fid"]: float(f["start"]) for f in params["flows"] if f.get("kind") == "ftp" and "start" in f}
         tcp_rows, tcp_series = flow_metrics(flows, groups, warmup, end, interval, starts)
         rows, series = rows + tcp_rows, series + tcp_series
+    counters = tables.read("tcp_counters")
+    if counters is not None:
+        rows += tcp_counter_metrics(counters)
     objects = tables.read("objects")  # all columns: tables of runs before ns2-patches/0008 have no `delivered`
     if objects is not None:
         rows += object_metrics(objects, flow_groups(params, objects["fid"].unique()), warmup, end)

@@ -3,7 +3,8 @@ flow, for all flows and per flow group (groups only when params.json names each 
 
 The window's ends are the samples nearest warmup and duration; the _connection family takes the samples nearest 0
 and duration instead (warm-up and slow start included), the _since_start family each flow's goodput from its own
-start (Li's "total data received by the end to the connection time", BQM thesis Ch. 1). Two decreases of cwnd_
+start (Li's "total data received by the end to the connection time", BQM thesis Ch. 1), the _since_start_delivering
+family the same over the flows that delivered anything (delivering_flows_pct: their share). Two decreases of cwnd_
 within one sampling interval count as one congestion epoch.
 
 Series: goodput_Bps of scope all per `interval` (system goodput in each bin).
@@ -22,6 +23,9 @@ CONNECTION_SUFFIX = "_connection"  # goodput and fairness over [0, duration] ins
 
 
 SINCE_START_SUFFIX = "_since_start"  # each flow's goodput from its own start to duration
+
+
+DELIVERING_SUFFIX = "_since_start_delivering"  # the same over the flows that delivered anything
 
 
 def jain_index(values) -> float:
@@ -140,6 +144,21 @@ def flow_metrics(
             for scope, g in sets
             for m, v in goodput_summary(since.loc[g.index]).items()
         ]
+        # Li §4.3.2 averages "all the TCP connections", but its hops were logged "for each successful packet
+        # transmission": connections that never delivered may not have entered its averages (a measure alternative)
+        delivering = since[since > 0]
+        rows += [
+            {"scope": scope, "metric": f"{m}{DELIVERING_SUFFIX}", "value": v}
+            for scope, g in sets
+            for m, v in goodput_summary(delivering.loc[delivering.index.intersection(g.index)]).items()
+        ]
+    delivered = flows.pivot(index="time", columns="fid", values="delivered_bytes").sort_index()
+    (last,) = nearest_rows(delivered.index, [end])
+    final = delivered.iloc[last]
+    rows += [
+        {"scope": scope, "metric": "delivering_flows_pct", "value": float((final.loc[g.index] > 0).mean() * 100)}
+        for scope, g in sets
+    ]
     total = goodput.sum()
     shares = {scope: g.sum() / total * 100 if total else math.nan for scope, g in sets[1:]}
     rows += [{"scope": scope, "metric": "goodput_share_pct", "value": float(v)} for scope, v in shares.items()]

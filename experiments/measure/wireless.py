@@ -9,18 +9,23 @@ import math
 
 import pandas as pd
 
-from experiments.measure.registry import WIRELESS_DROP_CAUSES
+from experiments.measure.registry import RANDOM_LOSS_REASON, WIRELESS_DROP_CAUSES
 from experiments.measure.scopes import in_window, metric_rows
 
 
 def drop_cause(layer: pd.Series, reason: pd.Series) -> pd.Series:
-    """Each wireless drop's cause (WIRELESS_DROP_CAUSES) from its CMU trace layer and reason."""
-    cause = pd.Series("other", index=layer.index)
-    cause[layer == "MAC"] = "mac"
-    cause[layer == "RTR"] = "route"
-    cause[layer == "IFQ"] = "queue"  # an overflow's reason is "---" (Queue::drop gives none)
-    cause[(layer == "IFQ") & (reason == "FIL")] = "route"  # purged by the routing agent on a link break
-    cause[reason == "ARP"] = "arp"
+    """Each wireless drop's cause (WIRELESS_DROP_CAUSES) from its CMU trace layer and reason: the names ns-2's
+    trace/cmu-trace.h gives them, one cause per way a packet can be lost."""
+    cause = pd.Series("other", index=layer.index)  # TTL, LOOP, ...
+    cause[layer == "MAC"] = "mac"  # the MAC's own lines (our runs trace none: macTrace OFF)
+    cause[layer == "IFQ"] = "queue"  # an interface queue's overflow: reason "---" (Queue::drop gives none)
+    cause[reason == "ARP"] = "arp"  # ARP's one-packet buffer, while it resolves the next hop
+    cause[(layer == "RTR") & (reason == "CBK")] = "link_failure"  # the MAC gave up on the next hop
+    # Pulled out of the interface queue after a link broke (ns2-patches/0023; stock AODV says CBK here too)
+    cause[reason == "FIL"] = "purge"
+    # No route, or none found while the packet waited in the routing agent's buffer (expired, or the buffer full)
+    cause[(layer == "RTR") & reason.isin(["NRTE", "TOUT", "IFQ"])] = "no_route"
+    cause[(layer == "LL") & (reason == RANDOM_LOSS_REASON)] = "random"  # topology.loss: above the MAC, past its retries
     return cause
 
 

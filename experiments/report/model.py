@@ -49,6 +49,11 @@ CLASSES = {
         "Results of the paper's setting without its mechanism (the protocol it improves on alone, its topology): "
         "evidence that our runs are the paper's environment, not for the mechanism; shown, not counted.",
     ),
+    "no_effect": (
+        "No effect stated",
+        "The paper says its mechanism changes nothing here (the same as the baseline, or as a variant of the "
+        "mechanism): true with the mechanism switched off too, so no evidence for it; shown, not counted.",
+    ),
     # Not a class of the file: reproduction claims the null readings (sensitivity-all) show to be no evidence.
     NON_DISCRIMINATING_SECTION: (
         "Non-discriminating",

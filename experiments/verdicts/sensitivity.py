@@ -61,7 +61,7 @@ COLUMNS = [
 ]
 
 
-JUDGED_CLASSES = ("reproduction", "diagnostic")  # the classes the table judges under every reading
+JUDGED_CLASSES = ("reproduction", "diagnostic", "no_effect")  # the classes the table judges under every reading
 
 
 def claim_readings(doc: dict, experiment: str, only_null: bool = False) -> list[tuple[Reading, dict]]:

@@ -16,6 +16,8 @@ proc repro::write_meta {file} {
     variable wireless_nodes
     variable wireless_macs
     variable wireless_ifqs
+    variable wireless_phys
+    variable wireless_losses
     json::write indented 0  ;# compact: pretty-printed, the knobs of a 100-flow run made meta.json most of its run directory
     json::write aligned 0
 
@@ -70,10 +72,15 @@ proc repro::write_meta {file} {
     }
     set wireless {}
     if {$wireless_routing ne ""} {
-        # The nodes are alike: node 0's MAC and IFQ stand for all.
+        # The nodes are alike: node 0's MAC, IFQ, radio and loss model stand for all.
+        set loss {}
+        if {[llength $wireless_losses]} {
+            set loss [list loss [knobs_json [lindex $wireless_losses 0]]]
+        }
         lappend wireless wireless [json::write object \
             nodes [llength $wireless_nodes] routing [json::write string $wireless_routing] \
-            mac [knobs_json [lindex $wireless_macs 0]] ifq [knobs_json [lindex $wireless_ifqs 0]]]
+            mac [knobs_json [lindex $wireless_macs 0]] ifq [knobs_json [lindex $wireless_ifqs 0]] \
+            phy [knobs_json [lindex $wireless_phys 0]] {*}$loss]
     }
     set json [json::write object \
         schema [json::write string ns2-repro/run-meta/1] \

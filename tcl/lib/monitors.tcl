@@ -7,7 +7,8 @@
 # with monitors.queue_vars, queue_vars.tsv (§5.5): variables of the first core
 # link's queue object at the same ticks; for flows whose sink is an
 # Agent/LossMonitor, sinks.tsv (its counters at flows.tsv's ticks) and
-# sink_gaps.tsv (a line per gap in the packets' sequence numbers).
+# sink_gaps.tsv (a line per gap in the packets' sequence numbers); with
+# flows.tsv, tcp_counters.tsv: each of its flows' recovery counters at the end.
 
 namespace eval repro {
     variable monitors {}   ;# {link name, QueueMonitor} pairs, core0 first
@@ -20,6 +21,10 @@ namespace eval repro {
     variable sinks_tsv ""      ;# the channel of sinks.tsv, or empty
     variable sampled_tcp {}    ;# {fid, agent} of each TCP flow, for flows.tsv
     variable sampled_sinks {}  ;# {fid, LossMonitor} of each such sink, for sinks.tsv
+    variable counters_tsv ""   ;# the channel of tcp_counters.tsv, or empty
+    variable COUNTER_COLUMNS {fid timeouts fast_retransmits retransmitted_packets
+                              congestion_responses wireless_responses early_retransmits}
+    variable BQM_SENDER Agent/TCP/Newreno/BQM
 }
 
 # monitors.flow_sample_interval: flows.tsv every k-th queue sample, k a whole number.
@@ -297,12 +302,53 @@ proc repro::core_log_channels {} {
     return [dict values $core_log_files]
 }
 
-# The end of the run: objects still in progress are written, the core_log's
-# bins dumped, then ns-2 halts.
+# tcp_counters.tsv, written with flows.tsv (the same flows): the header now,
+# one row per flow at the end of the run (write_tcp_counters).
+proc repro::start_tcp_counters {channel} {
+    variable counters_tsv
+    variable COUNTER_COLUMNS
+    set counters_tsv $channel
+    puts $channel [join $COUNTER_COLUMNS "\t"]
+}
+
+# Each sampled TCP sender's recovery counters as ns-2 counts them: timeouts
+# with data outstanding (nrexmit_), retransmissions sent for duplicate ACKs
+# (nfastrexmit_, ns2-patches/0022), retransmitted packets (nrexmitpack_); and
+# for the BQM sender (0011) its congestion and wireless responses and early
+# retransmits, `nan` (read as null) for other senders.
+proc repro::write_tcp_counters {} {
+    variable counters_tsv
+    variable sampled_tcp
+    if {$counters_tsv eq ""} {
+        return
+    }
+    foreach pair $sampled_tcp {
+        puts $counters_tsv [counters_row {*}$pair]
+    }
+}
+
+# A row of its own frame: instvar links the names once per object.
+proc repro::counters_row {fid tcp} {
+    variable BQM_SENDER
+    $tcp instvar nrexmit_ nfastrexmit_ nrexmitpack_
+    set row [list $fid $nrexmit_ $nfastrexmit_ $nrexmitpack_]
+    set cls [$tcp info class]
+    if {$cls eq $BQM_SENDER || $BQM_SENDER in [$cls info heritage]} {
+        $tcp instvar ncongestion_ nwireless_ nearly_
+        lappend row $ncongestion_ $nwireless_ $nearly_
+    } else {
+        lappend row nan nan nan
+    }
+    join $row "\t"
+}
+
+# The end of the run: objects still in progress are written, the TCP counters
+# and the core_log's bins dumped, then ns-2 halts.
 proc repro::end_run {ns} {
     variable core_log
     variable core_log_files
     finish_objects
+    write_tcp_counters
     dict for {event monitor} $core_log {
         $monitor dump [dict get $core_log_files core_bins] $event
     }

@@ -81,8 +81,9 @@ EVERYTHING = {
         }
     },
 }
-# The wireless topology's table (drops.tr): six random-waypoint nodes, interface queues of 5 packets, TCP flows
-# between random pairs and node 0 -> the last node.
+# The wireless topology's table (drops.tr): six random-waypoint nodes, interface queues of 5 packets, 1 % of the
+# frames lost above the MAC (topology.loss), TCP flows between random pairs (BQM senders: the bqm_* metrics) and
+# node 0 -> the last node.
 WIRELESS = {
     "paper": "registry",
     "queues": {"IFQ": {"class": "Queue/DropTail/PriQueue", "knobs": {"limit_": 5}}},
@@ -95,6 +96,7 @@ WIRELESS = {
                     "area": [600, 600],
                     "placement": {"random_waypoint": {"max_speed": 10}},
                     "mac": {"class": "Mac/802_11", "knobs": {"dataRate_": "2Mb"}},
+                    "loss": {"class": "ErrorModel", "knobs": {"rate_": 0.01}},
                 },
                 "core_queue": "IFQ",
                 "flows": {
@@ -108,8 +110,8 @@ WIRELESS = {
                         "kind": "ftp",
                         "count": 4,
                         "endpoints": "random",
-                        "agent": {"class": "Agent/TCP/Newreno"},
-                        "sink": {"class": "Agent/TCPSink"},
+                        "agent": {"class": "Agent/TCP/Newreno/BQM"},
+                        "sink": {"class": "Agent/TCPSink/BQM"},
                     },
                 },
                 "monitors": {"packet_trace": False, "queue_sample_interval": 1.0},
@@ -205,6 +207,9 @@ def test_the_wireless_run_has_every_cause_and_no_link_metric(wireless_run):
     names = set(rows["metric"])
     assert {f"wireless_drops_{cause}" for cause in WIRELESS_DROP_CAUSES} <= names
     assert "wireless_drops_queue_pct" in names and "goodput_Bps" in names
+    values = {r.metric: r.value for r in rows.itertuples() if r.scope == "all"}
+    assert values["wireless_drops_random"] > 0, "topology.loss's drops reach drops.tr with their own reason"
+    assert values["bqm_congestion_responses_per_flow"] + values["bqm_wireless_responses_per_flow"] > 0
     assert not [m for m in names if lookup(m).needs and metric_registry.PACKET_TRACE in lookup(m).needs]
     assert set(rows["scope"]) <= {"all", "group:fixed", "group:random"} | {f"flow{fid}" for fid in range(1, 6)}
 
@@ -225,7 +230,7 @@ def test_names_are_unique_and_no_two_entries_claim_one_name():
         ("core_drop_hint_le10_pct", "core_drop_hint_le<k>_pct"),
         ("object_delay_s_p90", "object_delay_s_p<q>"),
         ("bottleneck_queue_osc_hz", "bottleneck_queue_osc_hz"),
-        ("wireless_drops_route", "wireless_drops_<cause>"),
+        ("wireless_drops_link_failure", "wireless_drops_<cause>"),
         ("wireless_drops_queue_pct", "wireless_drops_queue_pct"),
         ("e2e_loss_run_1_pct", "e2e_loss_run_<k>_pct"),
         ("e2e_loss_run_10_pct", "e2e_loss_run_<k>_pct"),

@@ -277,10 +277,12 @@ def test_group_goodput_and_fairness():
             "fairness_jain": 0.9,
             "fairness_worst": 0.5,
             "cwnd_epochs_per_s": 0.0,
+            "delivering_flows_pct": 100.0,
         }
     )
     assert as_dict(rows, "group:main")["goodput_share_pct"] == pytest.approx(100.0)
     cross = as_dict(rows, "group:cross")
+    assert cross["delivering_flows_pct"] == 0.0  # flow 3 delivered nothing
     assert cross["goodput_share_pct"] == 0.0
     assert cross["goodput_Bps"] == 0.0 and math.isnan(cross["fairness_jain"]) and math.isnan(cross["fairness_worst"])
 
@@ -562,3 +564,16 @@ def test_cwnd_decreases_count_each_flow_s_drops_in_time_order():
     )
     got = cwnd_decreases(samples)
     assert got.to_dict() == {1: 0, 2: 2}
+
+
+def test_the_delivering_family_leaves_out_the_flows_that_delivered_nothing():
+    """Flow 3 delivered nothing: the _since_start_delivering family averages flows 1 and 2 only, and
+    delivering_flows_pct counts 2 of 3 flows."""
+    rows, _ = flow_metrics(flows_table(), None, warmup=1.0, end=4.0, interval=1.0, starts={1: 0.0, 2: 2.0, 3: 1.5})
+    everything = as_dict(rows, "all")
+    per_flow = [7000 / 4, 3500 / 2]
+    assert everything["goodput_per_flow_Bps_since_start_delivering"] == pytest.approx(sum(per_flow) / 2)
+    assert everything["fairness_jain_since_start_delivering"] == pytest.approx(1.0)  # 1750 B/s each
+    assert everything["fairness_worst_since_start_delivering"] == pytest.approx(1.0)
+    assert everything["delivering_flows_pct"] == pytest.approx(200 / 3)
+    assert everything["goodput_per_flow_Bps_since_start"] < everything["goodput_per_flow_Bps_since_start_delivering"]

@@ -20,11 +20,14 @@ from experiments.measure.wireless import drop_cause, wireless_drop_metrics
     [
         ("IFQ", "---", "queue"),  # an interface queue's overflow (Queue::drop gives no reason)
         ("IFQ", "ARP", "arp"),  # ARP's one-packet buffer
-        ("IFQ", "FIL", "route"),  # purged by the routing agent on a link break
-        ("RTR", "CBK", "route"),  # a link-layer failure reported to the routing agent
-        ("RTR", "NRTE", "route"),
-        ("RTR", "TTL", "route"),
-        ("RTR", "IFQ", "route"),  # the routing agent's own buffer full, not an interface queue
+        ("RTR", "FIL", "purge"),  # pulled out of the interface queue after a link broke (ns2-patches/0023)
+        ("RTR", "CBK", "link_failure"),  # the MAC gave up on the next hop
+        ("RTR", "NRTE", "no_route"),
+        ("RTR", "TOUT", "no_route"),  # expired in the routing agent's buffer while it sought a route
+        ("RTR", "IFQ", "no_route"),  # the routing agent's own buffer full, not an interface queue
+        ("LL", "LOSS", "random"),  # topology.loss, above the MAC (ns2-patches/0024)
+        ("MAC", "ERR", "mac"),  # the MAC's own corrupted frame, not topology.loss
+        ("RTR", "TTL", "other"),
         ("MAC", "COL", "mac"),
         ("MAC", "RET", "mac"),
         ("AGT", "xxx", "other"),
@@ -39,7 +42,7 @@ def test_drop_cause_keeps_the_index_and_covers_only_the_known_causes():
     layer = pd.Series(["IFQ", "MAC", "RTR", "AGT"], index=[10, 11, 12, 13])
     reason = pd.Series(["---", "COL", "CBK", "---"], index=[10, 11, 12, 13])
     causes = drop_cause(layer, reason)
-    assert causes.to_dict() == {10: "queue", 11: "mac", 12: "route", 13: "other"}
+    assert causes.to_dict() == {10: "queue", 11: "mac", 12: "link_failure", 13: "other"}
     assert set(causes) <= set(WIRELESS_DROP_CAUSES)
 
 
@@ -61,7 +64,7 @@ def test_only_tcp_data_in_the_window_counts():
         (2.0, "IFQ", "---", "tcp"),
         (3.0, "IFQ", "ARP", "tcp"),
         (4.0, "RTR", "CBK", "tcp"),
-        (4.5, "IFQ", "FIL", "tcp"),
+        (4.5, "RTR", "FIL", "tcp"),
         (5.0, "MAC", "COL", "tcp"),
         (6.0, "AGT", "---", "tcp"),
         (7.0, "IFQ", "---", "ack"),  # an ACK: not data
@@ -72,9 +75,12 @@ def test_only_tcp_data_in_the_window_counts():
     got = values(wireless_drop_metrics(table, warmup=1.0, end=10.0))
     assert got == {
         "wireless_drops_queue": 2.0,
-        "wireless_drops_route": 2.0,
-        "wireless_drops_mac": 1.0,
+        "wireless_drops_link_failure": 1.0,
+        "wireless_drops_purge": 1.0,
+        "wireless_drops_no_route": 0.0,
         "wireless_drops_arp": 1.0,
+        "wireless_drops_random": 0.0,
+        "wireless_drops_mac": 1.0,
         "wireless_drops_other": 1.0,
         "wireless_drops_queue_pct": pytest.approx(100 * 2 / 7),
     }
@@ -82,7 +88,7 @@ def test_only_tcp_data_in_the_window_counts():
 
 def test_no_tcp_drops_gives_zeros_and_no_percentage():
     got = values(wireless_drop_metrics(drops((2.0, "IFQ", "---", "ack")), warmup=0.0, end=10.0))
-    assert [got[f"wireless_drops_{cause}"] for cause in WIRELESS_DROP_CAUSES] == [0.0] * 5
+    assert [got[f"wireless_drops_{cause}"] for cause in WIRELESS_DROP_CAUSES] == [0.0] * len(WIRELESS_DROP_CAUSES)
     assert math.isnan(got["wireless_drops_queue_pct"])
     assert values(wireless_drop_metrics(drops(), warmup=0.0, end=10.0)).keys() == got.keys()
 
@@ -143,8 +149,28 @@ def wireless_run(tmp_path):
 def test_run_metrics_of_a_wireless_run(wireless_run):
     rows, _ = run_metrics(wireless_run, warmup=1.0)
     got = {(r.scope, r.metric): r.value for r in rows.itertuples()}
-    assert got["all", "wireless_drops_queue"] == 2.0 and got["all", "wireless_drops_route"] == 1.0
+    assert got["all", "wireless_drops_queue"] == 2.0 and got["all", "wireless_drops_link_failure"] == 1.0
     assert got["all", "wireless_drops_queue_pct"] == pytest.approx(200 / 3)
     assert got["flow1", "goodput_Bps"] == pytest.approx(5000.0)
     assert not [m for m in rows["metric"] if "queue" in m and not m.startswith("wireless_")], "no link metrics"
     assert not {s for s in rows["scope"] if s.startswith("core")}
+
+
+TCP_COUNTERS_TSV = (
+    "fid\ttimeouts\tfast_retransmits\tretransmitted_packets\tcongestion_responses\twireless_responses\t"
+    "early_retransmits\n"
+    "1\t2\t6\t9\t4\t1\t0\n"
+)
+
+
+def test_a_run_with_tcp_counters_gets_the_recovery_metrics(wireless_run):
+    from parsers import parse_run
+
+    (wireless_run / "tcp_counters.tsv").write_text(TCP_COUNTERS_TSV)
+    assert "tcp_counters" in parse_run(wireless_run, wireless_run / "tables")
+    rows, _ = run_metrics(wireless_run, warmup=1.0)
+    got = {r.metric: r.value for r in rows.itertuples() if r.scope == "all"}
+    assert got["tcp_timeouts_per_flow"] == 2.0 and got["tcp_fast_retransmits_per_flow"] == 6.0
+    assert got["tcp_timeout_pct"] == pytest.approx(25.0)
+    assert got["bqm_response_pct"] == pytest.approx(100 * 5 / 6)
+    assert got["bqm_wireless_response_pct"] == pytest.approx(20.0)

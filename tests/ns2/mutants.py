@@ -212,6 +212,41 @@ MUTANTS = [
         "alpha2*qib_*ch->size();",
         "tests/ns2/test_vq_alpha.py",
     ),
+    Mutant(
+        "early retransmit whatever the hole's level",
+        "tcp/tcp-bqm.cc",
+        "return it != sends_.end() && it->second.level == 0;",
+        "return it != sends_.end();",
+        "tests/ns2/test_bqm_early.py",
+    ),
+    Mutant(
+        "early retransmit inflates the window by numdupacks_",
+        "tcp/tcp-bqm.cc",
+        "\tdupwnd_ = 1;\n",
+        "\tdupwnd_ = numdupacks_;\n",
+        "tests/ns2/test_bqm_early.py",
+    ),
+    Mutant(
+        "wireless_ssthresh_ 0 keeps NewReno's halved ssthresh",
+        "tcp/tcp-bqm.cc",
+        "\t\t\tssthresh_ = ssthresh;",
+        "\t\t\tssthresh_ = int(ssthresh_);",
+        "tests/ns2/test_bqm_early.py",
+    ),
+    Mutant(
+        "nfastrexmit_ counts every retransmission",
+        "tcp/tcp.cc",
+        "if (reason == TCP_REASON_DUPACK)\n\t\t\t++nfastrexmit_;",
+        "if (1)\n\t\t\t++nfastrexmit_;",
+        "tests/ns2/test_tcp_counters.py",
+    ),
+    Mutant(
+        "AODV's purged packets keep CBK",
+        "aodv/aodv.cc",
+        "return purge_filter_ ? DROP_IFQ_FILTER : DROP_RTR_MAC_CALLBACK;",
+        "return DROP_RTR_MAC_CALLBACK;",
+        "tests/ns2/test_aodv_purge.py",
+    ),
 ]
 
 

@@ -205,6 +205,8 @@ def test_real_untraced_driver_run_gives_queue_and_flows(ns_binary, tmp_path):
     subprocess.run([str(ns_binary), str(DRIVER), str(run)], check=True, capture_output=True, timeout=120)
     assert not (run / "packets.tr").exists() and (run / "flows.tsv").is_file()
     written = parse_run(run, tmp_path / "out", CONTEXT)
-    assert sorted(written) == ["flows", "queue"]
+    assert sorted(written) == ["flows", "queue", "tcp_counters"]
+    counters = pq.read_table(written["tcp_counters"]).to_pylist()
+    assert [row["fid"] for row in counters] == [1, 2] and all(row["congestion_responses"] is None for row in counters)
     flows = pq.read_table(written["flows"])
     assert flows.num_rows == 31 * 2 and sorted(set(flows["fid"].to_pylist())) == [1, 2]

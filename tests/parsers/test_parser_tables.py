@@ -44,6 +44,12 @@ CORE_LOG = {
     # nor these: a LossMonitor sink's counters and gaps (DESIGN.md section 5.6)
     "sinks": ("time\tfid\tpackets\tbytes\texpected\n", "1.000000\t4\t80\t45840\t83\n"),
     "sink_gaps": ("time\tfid\tfirst\tcount\n", "0.420000\t4\t17\t3\n"),
+    # each TCP sender's recovery counters at the end (DESIGN.md section 5.7): nan where it is no BQM sender
+    "tcp_counters": (
+        "fid\ttimeouts\tfast_retransmits\tretransmitted_packets\tcongestion_responses\twireless_responses\t"
+        "early_retransmits\n",
+        "1\t1\t2\t4\tnan\tnan\tnan\n2\t0\t3\t3\t2\t1\t0\n",
+    ),
 }
 # A wired run has every table but wireless_drops (drops.tr: wireless runs only, tests/parsers/test_wireless_drops.py).
 WIRED_KINDS = [kind for kind in KINDS if kind != "wireless_drops"]
@@ -158,7 +164,7 @@ def test_parse_run_writes_every_table_with_metadata(run_dir, tmp_path):
         assert set(table["run_key"].to_pylist()) <= {"abc123"}
     rows = {kind: pq.read_table(written[kind]).num_rows for kind in WIRED_KINDS}
     assert rows == {"journeys": 5, "hops": 4, "queue": 2, "flow_sums": 8, "flows": 3, "objects": 1} | {
-        kind: 1 for kind in CORE_LOG
+        kind: rows.count("\n") for kind, (_, rows) in CORE_LOG.items()
     }
 
 

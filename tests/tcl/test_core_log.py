@@ -22,7 +22,7 @@ CORE_FILES = {
     "core_drops.tsv": "time\tfid\tseqno\tsize\thint\tqlen",
     "core_delays.tsv": "time\tfid\tseqno\tdelay",
 }
-OUTPUTS = ["meta.json", "packets.tr", "queue_monitor.tsv", "flows.tsv", "objects.tsv", *CORE_FILES]
+OUTPUTS = ["meta.json", "packets.tr", "queue_monitor.tsv", "flows.tsv", "tcp_counters.tsv", "objects.tsv", *CORE_FILES]
 # ns2-patches/0007 gives HintMonitor no debug_ default: each `new HintMonitor` prints this
 # (see test_core_log_prints_nothing); every other stderr line is a failure.
 WARNING = (

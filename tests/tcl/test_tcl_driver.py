@@ -11,7 +11,15 @@ import pytest
 
 DRIVER = Path(__file__).resolve().parents[2] / "tcl" / "driver.tcl"
 # fid 4's sink is a LossMonitor: sinks.tsv and sink_gaps.tsv
-OUTPUTS = ["meta.json", "packets.tr", "queue_monitor.tsv", "flows.tsv", "sinks.tsv", "sink_gaps.tsv"]
+OUTPUTS = [
+    "meta.json",
+    "packets.tr",
+    "queue_monitor.tsv",
+    "flows.tsv",
+    "tcp_counters.tsv",
+    "sinks.tsv",
+    "sink_gaps.tsv",
+]
 FLOWS_HEADER = "time\tfid\tdelivered_bytes\tcwnd\tssthresh\tretransmits"
 TSV_HEADER = (
     "time\tlink\tsize_bytes\tsize_packets\tarrivals_packets\tarrivals_bytes"
@@ -451,6 +459,37 @@ def test_flows_tsv_samples_each_tcp_flow_at_every_tick(red_run):
         # in-order delivery acknowledged by the end: at most every distinct packet received
         assert 0.9 * 500 * len(received) <= delivered[-1] <= 500 * len(received)
         assert float(rows[-1]["cwnd"]) >= 1
+
+
+COUNTERS_HEADER = (
+    "fid\ttimeouts\tfast_retransmits\tretransmitted_packets\tcongestion_responses\twireless_responses"
+    "\tearly_retransmits"
+)
+
+
+def read_counters(run_dir: Path) -> list[dict]:
+    lines = (run_dir / "tcp_counters.tsv").read_text().splitlines()
+    assert lines[0] == COUNTERS_HEADER
+    names = lines[0].split("\t")
+    return [dict(zip(names, line.split("\t"), strict=True)) for line in lines[1:]]
+
+
+def test_tcp_counters_tsv_holds_each_tcp_flows_counters_at_the_end(red_run):
+    """One row per flow of flows.tsv (not the Pareto flow), ns-2's counters at the end: retransmitted_packets is the
+    last retransmits sample (nrexmitpack_ both); the BQM columns are `nan` for NewReno."""
+    rows = read_counters(red_run)
+    assert [r["fid"] for r in rows] == ["1", "2", "3"]
+    last = {r["fid"]: r for r in read_flows(red_run)}
+    for row in rows:
+        assert row["retransmitted_packets"] == last[row["fid"]]["retransmits"]
+        timeouts, fast, packets = (int(row[k]) for k in ("timeouts", "fast_retransmits", "retransmitted_packets"))
+        assert 0 <= fast <= packets and 0 <= timeouts <= packets
+        assert (row["congestion_responses"], row["wireless_responses"], row["early_retransmits"]) == (
+            "nan",
+            "nan",
+            "nan",
+        )
+    assert any(int(r["fast_retransmits"]) > 0 for r in rows), "RED's drops are recovered by fast retransmits"
 
 
 def test_without_packet_trace_the_simulation_is_the_same(koo_params, run_driver):

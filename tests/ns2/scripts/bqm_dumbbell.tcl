@@ -2,7 +2,7 @@
 # 500-byte packets, window 40, from S_i over r1 -> r2 (1 Mb/s, 20 ms, a buffer
 # of 10 packets) to D_i; access links 10 Mb/s, 1 ms. Used by tests/ns2/test_bqm.py.
 #
-#   ns bqm_dumbbell.tcl ?sender? ?sink? ?queue? ?flows? ?stop? ?loss? ?pattern? ?modified? ?outdir? ?messages?
+#   ns bqm_dumbbell.tcl ?sender? ?sink? ?queue? ?flows? ?stop? ?loss? ?pattern? ?modified? ?outdir? ?messages? ?knobs?
 #   ns bqm_dumbbell.tcl diagnose <knobs> <loss sets>
 #
 # sender: Newreno or BQM (Agent/TCP/Newreno/BQM); sink: TCPSink or BQM
@@ -16,9 +16,11 @@
 # seconds from 1 s, a node M beside S_i sends a message (Agent/Message, packet
 # type message) over r1 -> r2; a PriQueue treats it as a routing packet (to the
 # head of the queue, its arrival at a full queue pushing another packet out:
-# PriQueue's high_priority_victim()). Writes outdir/out.tr
+# PriQueue's high_priority_victim()). knobs: "name value" pairs set on every
+# sender (e.g. early_rexmit_ 1). Writes outdir/out.tr
 # (trace-all), and for BQM agents outdir/sender<i>.tsv and outdir/sink<i>.tsv
-# (their bqm-log).
+# (their bqm-log); BQM senders print "counters <i> <nearly_> <ncongestion_>
+# <nwireless_>" at the end.
 #
 # diagnose: no simulation. knobs is a Tcl list of "name value" pairs set on a
 # new Agent/TCPSink/BQM and a new Agent/TCP/Newreno/BQM where the class has the
@@ -45,9 +47,9 @@ if {[lindex $argv 0] eq "diagnose"} {
     exit 0
 }
 
-set args {Newreno TCPSink DropTail 4 20.0 0 default false . 0}
+set args {Newreno TCPSink DropTail 4 20.0 0 default false . 0 {}}
 set args [concat $argv [lrange $args $argc end]]
-foreach {sender sink queue n stop loss pattern modified outdir messages} $args break
+foreach {sender sink queue n stop loss pattern modified outdir messages knobs} $args break
 
 set ns [new Simulator]
 set tr [open $outdir/out.tr w]
@@ -95,6 +97,9 @@ for {set i 0} {$i < $n} {incr i} {
         $tcp($i) set pattern_ $pattern
         $snk($i) set pattern_ $pattern
     }
+    foreach {name value} $knobs {
+        $tcp($i) set $name $value
+    }
     $tcp($i) set fid_ $i
     $tcp($i) set packetSize_ 500
     $tcp($i) set window_ 40
@@ -129,11 +134,16 @@ if {$messages > 0} {
 }
 
 proc finish {} {
-    global ns tr logs
+    global ns tr logs sender n tcp
     $ns flush-trace
     close $tr
     foreach f $logs {
         close $f
+    }
+    if {$sender eq "BQM"} {
+        for {set i 0} {$i < $n} {incr i} {
+            puts "counters $i [$tcp($i) set nearly_] [$tcp($i) set ncongestion_] [$tcp($i) set nwireless_]"
+        }
     }
     exit 0
 }
