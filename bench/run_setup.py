@@ -62,17 +62,33 @@ def outputs(directory: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.is_file()}
 
 
+def compare(baseline: dict[str, bytes], current: dict[str, bytes]) -> tuple[set[str], set[str]]:
+    """(files both sides wrote with other bytes, files only one side wrote)."""
+    both = baseline.keys() & current.keys()
+    return {name for name in both if baseline[name] != current[name]}, baseline.keys() ^ current.keys()
+
+
 def measure(sides: dict[str, tuple[Path, Path]], params: dict, repeats: int, scratch: Path) -> dict:
-    """Median CPU seconds per side, and whether both sides' outputs are byte for byte the same in every round."""
+    """Median CPU seconds per side, and which output files differ (bytes of a file both sides wrote, or a file only
+    one side wrote) in any round. A run the baseline cannot make (a parameter its scenario library does not know)
+    gives `unrunnable` instead."""
     cpu: dict[str, list[float]] = {side: [] for side in sides}
-    same = True
+    differing: set[str] = set()
+    one_side: set[str] = set()
     for r in range(repeats):
         order = list(sides) if r % 2 == 0 else list(reversed(sides))
         for side in order:
             ns, driver = sides[side]
-            cpu[side].append(ns_cpu(ns, params, scratch / side, driver))
-        same = same and outputs(scratch / "baseline") == outputs(scratch / "current")
-    return {side: statistics.median(values) for side, values in cpu.items()} | {"same": same}
+            try:
+                cpu[side].append(ns_cpu(ns, params, scratch / side, driver))
+            except SystemExit as failed:
+                if side != "baseline":
+                    raise
+                return {"unrunnable": str(failed).splitlines()[-1][:200]}
+        changed, only = compare(outputs(scratch / "baseline"), outputs(scratch / "current"))
+        differing, one_side = differing | changed, one_side | only
+    medians = {side: statistics.median(values) for side, values in cpu.items()}
+    return medians | {"same": not differing, "differing": sorted(differing), "one_side": sorted(one_side)}
 
 
 def main() -> int:
@@ -100,11 +116,15 @@ def main() -> int:
                 row = {"paper": doc["paper"], "experiment": experiment, "duration": duration}
                 row |= measure(sides, params, args.repeats, Path(scratch) / "runs")
                 row["flows"] = len(params["flows"])
+                if "unrunnable" in row:
+                    print(f"{row['paper']}/{experiment}: the baseline cannot run it: {row['unrunnable']}", flush=True)
+                    continue
                 rows.append(row)
                 print(
                     f"{row['paper']}/{experiment} ({duration:g} s, {row['flows']} flows): baseline "
                     f"{row['baseline']:.2f} s, current {row['current']:.2f} s = {ratio(row):.2f}, "
-                    f"same outputs: {row['same']}",
+                    f"same outputs: {row['same']} (differing: {', '.join(row['differing']) or 'none'}; "
+                    f"one side only: {', '.join(row['one_side']) or 'none'})",
                     flush=True,
                 )
     section = markdown(rows, args)
@@ -128,7 +148,8 @@ def markdown(rows: list[dict], args: argparse.Namespace) -> str:
         "experiment (first cell, first seed), cut to the simulated seconds shown; *baseline* is the commit's ns "
         "binary (its patch series) with its tcl/, *current* this tree's. CPU seconds of ns (user + sys), medians of "
         f"{args.repeats} rounds alternating the order. Ratio = current / baseline (below 1 is faster). *Same "
-        "outputs*: every file both sides wrote, byte for byte, in every round.",
+        "outputs*: every file both sides wrote, byte for byte, in every round (files only one side wrote, and the "
+        "experiments the baseline cannot run, are listed below the table).",
         "",
         "| experiment | flows | s | baseline | current | **current / baseline** | same outputs |",
         "|---|---|---|---|---|---|---|",
@@ -144,6 +165,14 @@ def markdown(rows: list[dict], args: argparse.Namespace) -> str:
         "",
         f"Geometric mean of the ratios: **{geo:.3f}**; all these runs' CPU together, current / baseline: "
         f"**{total:.3f}**; outputs the same in {sum(r['same'] for r in rows)} of {len(rows)} experiments.",
+    ]
+    one_side = sorted({name for r in rows for name in r["one_side"]})
+    if one_side:
+        lines += ["", f"Written by one side only: {', '.join(f'`{name}`' for name in one_side)}."]
+    differing = [f"{r['paper']}/{r['experiment']} ({', '.join(r['differing'])})" for r in rows if r["differing"]]
+    if differing:
+        lines += ["", f"Files that differ: {'; '.join(differing)}."]
+    lines += [
         MARK_END,
     ]
     return "\n".join(lines) + "\n"
