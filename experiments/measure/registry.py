@@ -105,6 +105,18 @@ def _object_delays(prefix: str, ending: str) -> list[Metric]:
     ]
 
 
+def _goodput_family(suffix: str, meaning: str) -> list[Metric]:
+    """goodput_Bps, goodput_per_flow_Bps and the two fairness indices with `suffix`, computed another way (`meaning`,
+    with {name} the base metric)."""
+    bases = (
+        ("goodput_Bps", "bytes/s"),
+        ("goodput_per_flow_Bps", "bytes/s"),
+        ("fairness_jain", "1"),
+        ("fairness_worst", "1"),
+    )
+    return [Metric(f"{name}{suffix}", (ALL, GROUP), unit, meaning.format(name=name), _TCP) for name, unit in bases]
+
+
 def _link_metrics() -> list[Metric]:
     """Per monitored core link, from the queue monitor (and the per-hop trace for the delay)."""
     return [
@@ -336,53 +348,20 @@ _OTHER_METRICS = [
     Metric("fairness_jain", (ALL, GROUP), "1", "Jain's index of the flows' goodputs, (sum x)^2 / (n sum x^2)", _TCP),
     Metric("fairness_worst", (ALL, GROUP), "1", "worst-case fairness of the flows' goodputs, min x / max x", _TCP),
     Metric("goodput_share_pct", (GROUP,), "%", "the group's goodput_Bps / all's x 100 (nan if all's is 0)", _TCP),
-    *(
-        Metric(
-            f"{name}_connection",
-            (ALL, GROUP),
-            unit,
-            f"{name} over the whole connection time: between the flows.tsv samples nearest 0 and duration "
-            "(warm-up and slow start included)",
-            _TCP,
-        )
-        for name, unit in (
-            ("goodput_Bps", "bytes/s"),
-            ("goodput_per_flow_Bps", "bytes/s"),
-            ("fairness_jain", "1"),
-            ("fairness_worst", "1"),
-        )
+    *_goodput_family(
+        "_connection",
+        "{name} over the whole connection time: between the flows.tsv samples nearest 0 and duration (warm-up and "
+        "slow start included)",
     ),
-    *(
-        Metric(
-            f"{name}_since_start",
-            (ALL, GROUP),
-            unit,
-            f"{name} with each flow's goodput from its own start: bytes delivered by the flows.tsv sample nearest "
-            "duration / (that time - the flow's start)",
-            _TCP,
-        )
-        for name, unit in (
-            ("goodput_Bps", "bytes/s"),
-            ("goodput_per_flow_Bps", "bytes/s"),
-            ("fairness_jain", "1"),
-            ("fairness_worst", "1"),
-        )
+    *_goodput_family(
+        "_since_start",
+        "{name} with each flow's goodput from its own start: bytes delivered by the flows.tsv sample nearest "
+        "duration / (that time - the flow's start)",
     ),
-    *(
-        Metric(
-            f"{name}_since_start_delivering",
-            (ALL, GROUP),
-            unit,
-            f"{name}_since_start over the flows that delivered at least one byte by the end (those between "
-            "partitioned nodes left out)",
-            _TCP,
-        )
-        for name, unit in (
-            ("goodput_Bps", "bytes/s"),
-            ("goodput_per_flow_Bps", "bytes/s"),
-            ("fairness_jain", "1"),
-            ("fairness_worst", "1"),
-        )
+    *_goodput_family(
+        "_since_start_delivering",
+        "{name}_since_start over the flows that delivered at least one byte by the end (those between partitioned "
+        "nodes left out)",
     ),
     Metric(
         "delivering_flows_pct",

@@ -16,6 +16,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from test_tcl_driver import read_counters  # one reader of tcp_counters.tsv for both files
 
 from parsers.wireless_drops import read_wireless_drops
 
@@ -365,17 +366,6 @@ def test_a_wired_flow_with_source_node_is_refused(koo_params, run_in):
 
 
 # ---- tcp_counters.tsv ----
-
-COUNTERS_HEADER = (
-    "fid\ttimeouts\tfast_retransmits\tretransmitted_packets\tcongestion_responses\twireless_responses"
-    "\tearly_retransmits"
-)
-
-
-def read_counters(run_dir: Path) -> list[dict]:
-    lines = (run_dir / "tcp_counters.tsv").read_text().splitlines()
-    assert lines[0] == COUNTERS_HEADER
-    return [dict(zip(lines[0].split("\t"), line.split("\t"), strict=True)) for line in lines[1:]]
 
 
 def test_tcp_counters_of_a_newreno_flow(line_run):
