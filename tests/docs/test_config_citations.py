@@ -38,6 +38,8 @@ NS235_FILES = {
     "ns-2.35/queue/pi.cc",
     "ns-2.35/queue/red.cc",
     "ns-2.35/tcl/ex/jobs/jobs-cn2002.tcl",
+    "ns-2.35/tcl/ex/simple-wireless.tcl",
+    "ns-2.35/tcl/ex/wireless.tcl",
     "ns-2.35/tcl/lib/ns-default.tcl",
     "ns-2.35/tcp/tcp.cc",
 }

@@ -288,7 +288,6 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
         SLURM_SHARE_SMALL, f"{BENCH}: the minimal test file's two runs, its plan counted", ("slurm",)
     ),
     ".venv/bin/python bench/run_setup.py --baseline 806b2f2 --markdown docs/PERFORMANCE.md": RUN_SETUP_SMALL,
-    ".venv/bin/python bench/run_setup.py --baseline c2258a6": RUN_SETUP_SMALL,
     ".venv/bin/python bench/run_setup.py --baseline 160e0b3 --max-duration 20 --repeats 3 "
     "--markdown docs/PERFORMANCE.md": RUN_SETUP_SMALL,
     ".venv/bin/python bench/packet_headers.py --markdown docs/PERFORMANCE.md": PACKET_HEADERS_SMALL,
