@@ -236,7 +236,8 @@ def recoveries_vs_axis(data: ExperimentData, out: Path, artifact: dict) -> list[
     if rows.empty:
         raise ValueError(f"{artifact['id']}: no loss-recovery counters in {artifact['experiment']} (tcp_counters.tsv)")
     rows = rows.astype({SCHEME: str})
-    order = [str(level) for level in data.levels.get(SCHEME, [])]
+    order = [str(level) for level in data.levels.get(SCHEME, [])] or sorted(set(rows[SCHEME]))
+    colours = dict(zip(order, sns.color_palette(n_colors=len(order)), strict=True))  # a scheme's colour in every panel
     fig, axes = plt.subplots(2, 2, figsize=(9, 6.5), sharex=True)
     for ax, (metric, label) in zip(axes.flat, RECOVERY_PANELS, strict=True):
         panel = rows[rows["metric"] == metric]
@@ -244,8 +245,8 @@ def recoveries_vs_axis(data: ExperimentData, out: Path, artifact: dict) -> list[
             ax.set_axis_off()
             continue
         sns.lineplot(
-            data=panel, x=x, y="value", hue=SCHEME, hue_order=[s for s in order if s in set(panel[SCHEME])] or None,
-            marker="o", errorbar=CI_BAND, seed=BOOT_SEED, ax=ax,
+            data=panel, x=x, y="value", hue=SCHEME, hue_order=[s for s in order if s in set(panel[SCHEME])],
+            palette=colours, marker="o", errorbar=CI_BAND, seed=BOOT_SEED, ax=ax,
         )  # fmt: skip
         ax.set_ylabel(label, fontsize=8)
         ax.set_xlabel(x)
@@ -282,8 +283,9 @@ def drop_causes_vs_axis(data: ExperimentData, out: Path, artifact: dict) -> list
         ax.set_title(scheme, fontsize=9)
         ax.set_xlabel(x)
     axes[0][0].set_ylabel("TCP data packets dropped per run")
-    axes[0][-1].legend(title="cause", fontsize=7)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, title="cause", fontsize=7, loc="center right")
     caption = textwrap.fill(artifact.get("caption", f"drop causes vs {x}"), 110)
     fig.suptitle(caption + f"\n(mean over {seed_note(rows, [x, SCHEME])})", fontsize=9)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 0.9, 1))  # room on the right for the legend
     return save_figure(fig, out)
