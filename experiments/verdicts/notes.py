@@ -18,9 +18,12 @@ def fill_note(note: str, claim: dict, metrics: pd.DataFrame | None, fixed: dict 
         scope = narrow.pop("scope", claim.get("scope", "all"))
         if metrics is None:
             return f"[{metric}: not measured]"
-        one_metric = {**claim, "kind": "value", "metric": metric, "scope": scope}  # not a slope's `per` as well
+        # a narrowing label overrides the claim's own `where` on its axis (a BQM-only claim's note may quote
+        # Normal TCP's value); the other `where` entries stay
+        where = {axis: label for axis, label in claim.get("where", {}).items() if axis not in narrow}
+        one_metric = {**claim, "kind": "value", "metric": metric, "scope": scope, "where": where}  # not a slope's `per`
         rows = claim_rows(one_metric, metrics, {**(fixed or {}), **narrow})
-        for axis, label in narrow.items():  # a narrowing label also overrides the claim's own `where`
+        for axis, label in narrow.items():
             if axis in rows:
                 rows = rows[label_column(rows[axis]) == label_text(label)]
         values = rows["value"].dropna()

@@ -108,3 +108,13 @@ def test_a_slope_claim_s_note_placeholder_reads_only_the_metric_it_names():
     data = rows("PI", "a", [2.4, 2.6], [0.4, 0.4]) + rows("PISA", "a", [1.8, 1.8], [0.2, 0.2])
     note = "PI: {{cycle queue=PI}} s and {{drops queue=PI}} drops"
     assert fill_note(note, SLOPE, table(data)) == "PI: 2.5 (mean of 2 runs) s and 0.4 (mean of 2 runs) drops"
+
+
+def test_a_note_placeholder_s_label_overrides_the_claim_s_where_on_its_axis():
+    """A claim on PISA only may quote PI's value in its note: {{drops queue=PI}} reads PI's runs, not none."""
+    from experiments.verdicts.notes import fill_note
+
+    data = rows("PI", "a", [2.4, 2.6], [0.4, 0.4]) + rows("PISA", "a", [1.8, 1.8], [0.2, 0.2])
+    claim = {**SLOPE, "where": {"queue": "PISA"}}
+    note = "PI {{drops queue=PI}}, PISA {{drops}}"
+    assert fill_note(note, claim, table(data)) == "PI 0.4 (mean of 2 runs), PISA 0.2 (mean of 2 runs)"
