@@ -477,8 +477,9 @@ def ns_objects(scenario: dict, queues: dict | None = None) -> list[tuple[str, di
         objects.append(("topology.mac", topology["mac"], "Mac/802_11", False))
     for index, link in enumerate(topology.get("core_links", [])):
         queue(link.get("queue"), f"topology.core_links.{index}.queue")
-    if "sink_loss" in topology:
-        objects.append(("topology.sink_loss", topology["sink_loss"], "ErrorModel", False))
+    for key, base in (("sink_loss", "ErrorModel"), ("phy", "Phy/WirelessPhy"), ("loss", "ErrorModel")):
+        if key in topology:
+            objects.append((f"topology.{key}", topology[key], base, False))
     for name, group in scenario["flows"].items():
         at = f"flows.{name}"
         queue(group.get("edge_link", {}).get("queue"), f"{at}.edge_link.queue")

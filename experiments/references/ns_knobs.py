@@ -30,7 +30,7 @@ def cache_root() -> Path:
 
 
 class KnobCatalog:
-    """The classes under Queue, Agent, Application, ErrorModel and Mac of one ns binary, and the knobs of those
+    """The classes under Queue, Agent, Application, ErrorModel, Mac and Phy of one ns binary, and the knobs of those
     asked."""
 
     def __init__(self, ns_binary: Path):

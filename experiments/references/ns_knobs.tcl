@@ -4,7 +4,7 @@
 #
 # prints one JSON object on stdout:
 #   {"heritage": {"<class>": ["<superclass>", ...], ...},   every class under
-#                                      Queue, Agent, Application, ErrorModel and Mac
+#                                      Queue, Agent, Application, ErrorModel, Mac and Phy
 #    "knobs": {"<class>": {"knobs": [...], "unbound": [...]}
 #              or {"error": "<why ns-2 cannot create one>"}, ...}}
 # for each class named on the command line that ns-2 knows.
@@ -15,7 +15,7 @@
 # class defaults an instance does not hold (setting them would have no effect).
 # This file is not under tcl/, so editing it changes no run key.
 
-set BASES {Queue Agent Application ErrorModel Mac}
+set BASES {Queue Agent Application ErrorModel Mac Phy}
 
 proc json_string {text} {
     return "\"[string map {\\ \\\\ \" \\\" \n \\n \t \\t} $text]\""
