@@ -8,6 +8,12 @@ level of `panels` (the scheme; only `levels`, in their order, if given), one row
 (the added flows). `overlay` names more sampled queue variables drawn dashed over the queue (Figs. 3.8-3.14:
 PSAND's moving thresh_ and maxthresh_).
 
+adaptation_ratios draws Fig. 2.1 (§2.3) from one run (first seed): IQS and WAQS with the target K_T and the
+adaptation instants t_k = k x interval, and below Algorithm 16's change_rate = K_cur/K_prev and prox_rate =
+K_cur/K_T at each instant (adaptation_ratios_frame: K_cur the sampled `ave_` at the last 0.01-s sample at or
+before t_k), with Max_p (`cur_max_p_`) where sampled. Interval and K_T are the run queue's interval_ and ktarget_
+(else 0.5 s and 10 packets).
+
 metric_panels draws a per-run metric (scope all) against the `x` axis, one line per level of `hue`, one panel
 per level of `panels` (Figs. 2.12-2.16: one panel per number of flows or per (coef, gamma)), each point the mean
 over seeds with its 95 % interval.
@@ -56,6 +62,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+import matplotlib.ticker as mticker
 import numpy as np
 import pandas as pd
 import seaborn as sns
@@ -165,6 +172,162 @@ def queue_evolution(data: ExperimentData, out: Path, artifact: dict) -> list[Pat
     shown = "" if "time_window" not in artifact else "; {:g}-{:g} s of the run".format(*artifact["time_window"])
     fig.suptitle(f"{caption}\n(seed {seed}; bottleneck queue sampled every 0.01 s{shown})", fontsize=9)
     fig.tight_layout(rect=(0, 0.35 / fig.get_figheight(), 1, 1))
+    return save_figure(fig, Path(out))
+
+
+# Algorithm 16's INTERVAL (s) and K_T (packets) when the run's queue does not give them (interval_, ktarget_):
+# Table 2.1 and §2.3's example (0.5 s, 10 packets)
+ADAPTATION_DEFAULTS = {"interval": ("interval_", 0.5), "target": ("ktarget_", 10.0)}
+SAMPLE_SLACK = 1e-6  # s: a sample stamped 0.5000000001 is the one at the instant 0.5 (samples are 0.01 s apart)
+CUR_MAX_P = "cur_max_p_"
+RATIO_SPREAD_LOG = 20  # largest / smallest positive ratio above which the ratios are drawn on a log scale
+RATIO_COLOURS = {"change_rate": "tab:purple", "prox_rate": "tab:brown", "Max_p": "tab:green"}
+
+
+def averages_at(times: Sequence[float], ave: Sequence[float], interval: float) -> tuple[np.ndarray, np.ndarray]:
+    """The adaptation instants t_k = k interval (k >= 1, up to the last sample) and K_cur at each: the sampled
+    average at the last sample at or before t_k (0 before the first sample: RED's average after reset())."""
+    if not interval > 0:
+        raise ValueError(f"adaptation interval {interval!r}: must be > 0 s")
+    t, a = np.asarray(times, dtype=float), np.asarray(ave, dtype=float)
+    order = np.argsort(t, kind="stable")
+    t, a = t[order], a[order]
+    if not len(t):
+        return np.empty(0), np.empty(0)
+    instants = interval * np.arange(1, math.floor((t[-1] + SAMPLE_SLACK) / interval) + 1)
+    at = np.searchsorted(t, instants + SAMPLE_SLACK, side="right") - 1
+    return instants, np.where(at >= 0, a[np.maximum(at, 0)], 0.0)
+
+
+def adaptation_ratios_frame(
+    times: Sequence[float], ave: Sequence[float], interval: float, target: float
+) -> pd.DataFrame:
+    """Algorithm 16's two ratios at each adaptation instant t_k = k interval (averages_at): prox_rate = K_cur / K_T
+    and change_rate = K_cur / K_prev, K_prev the previous instant's K_cur (0 at the first instant, as PSAND's kprev_
+    after reset()). Instants with K_prev = 0 are left out (change_rate undefined; ns2-patches/0014's zero_rule_ 0
+    skips the step there). Columns t, k_cur, k_prev, change_rate, prox_rate."""
+    if not target > 0:
+        raise ValueError(f"target average queue K_T {target!r}: must be > 0 packets")
+    instants, k_cur = averages_at(times, ave, interval)
+    k_prev = np.concatenate([[0.0], k_cur[:-1]])
+    defined = k_prev > 0
+    k_cur, k_prev = k_cur[defined], k_prev[defined]
+    return pd.DataFrame(
+        {
+            "t": instants[defined],
+            "k_cur": k_cur,
+            "k_prev": k_prev,
+            "change_rate": k_cur / k_prev,
+            "prox_rate": k_cur / target,
+        }
+    )
+
+
+def drawn_run_queue(data: ExperimentData, artifact: dict, seed: int) -> dict:
+    """The core queue ({class, knobs}) of the params.json of the run drawn (seed `seed` of the cell `where` names);
+    data.params's (the experiment's first run) when there is no runs table to find it in."""
+    if data.directory is not None and (Path(data.directory) / "runs.parquet").exists():
+        runs = select(data.runs([*data.axes, "seed"]), artifact.get("where"))
+        runs = runs[runs["seed"] == seed]
+        if not runs.empty:
+            return json.loads((Path(runs["directory"].iloc[0]) / "params.json").read_text()).get("core_queue", {})
+    return data.params.get("core_queue", {})
+
+
+def adaptation_settings(queue: dict) -> dict[str, tuple[float, str]]:
+    """{interval, target: (value, where it comes from)}: the run queue's interval_ and ktarget_ where it has them,
+    else ADAPTATION_DEFAULTS (interval_ 0 switches PSAND's adaptation off, as the null reading does: the ratios are
+    then read at the default instants, and the caption says the queue adapts nothing)."""
+    knobs = queue.get("knobs", {})
+    out = {}
+    for key, (knob, default) in ADAPTATION_DEFAULTS.items():
+        held = knobs.get(knob)
+        if held is not None and float(held) > 0:
+            out[key] = (float(held), f"the queue's {knob}")
+        else:
+            idle = f"; the queue's {knob} {float(held):g} adapts nothing" if held is not None else ""
+            out[key] = (default, f"default{idle}")
+    return out
+
+
+def adaptation_ratios(data: ExperimentData, out: Path, artifact: dict) -> list[Path]:
+    """§2.3's Fig. 2.1 from one run (the first seed of the cell `where` names): above, IQS and WAQS against time
+    with the target K_T and a dotted line at each adaptation instant t_k = k x interval, K_cur (the average at
+    t_k) marked and held as the next instant's K_prev; below, change_rate = K_cur/K_prev and prox_rate = K_cur/K_T
+    at each instant (adaptation_ratios_frame), held until the next, against 1, and Max_p (cur_max_p_) on a second
+    axis where the monitors sample it. Interval and K_T: adaptation_settings."""
+    frame = evolution_frame(data, {**artifact, "overlay": [CUR_MAX_P]})
+    free = [axis for axis in data.axes if axis in frame and frame[axis].nunique() > 1]
+    if free:
+        raise ValueError(f"{artifact['id']}: `where` must name one run's cell; {', '.join(free)} left free")
+    waqs = frame[frame["metric"] == WAQS].sort_values("t")
+    if waqs.empty:
+        raise ValueError(
+            f"{artifact['id']}: {artifact['experiment']} does not sample the average queue at {BOTTLENECK}: "
+            "add ave_ to its monitors.queue_vars"
+        )
+    seed = int(frame["seed"].min())
+    settings = adaptation_settings(drawn_run_queue(data, artifact, seed))
+    (interval, interval_from), (target, target_from) = settings["interval"], settings["target"]
+    instants, held = averages_at(waqs["t"], waqs["value"], interval)
+    ratios = adaptation_ratios_frame(waqs["t"], waqs["value"], interval, target)
+    if ratios.empty:
+        raise ValueError(
+            f"{artifact['id']}: no adaptation instant (every {interval:g} s) with a non-zero average at the one "
+            "before: change_rate is nowhere defined"
+        )
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7.5, 5.6), sharex=True, height_ratios=(3, 2))
+    for metric, label, style in ((IQS, "IQS", {"lw": 0.4, "alpha": 0.7}), (WAQS, "WAQS", {"lw": 1.2})):
+        points = frame[frame["metric"] == metric].sort_values("t")
+        if not points.empty:
+            top.plot(points["t"], points["value"], label=label, color=EVOLUTION_COLOURS[label], **style)
+    top.axhline(target, color="black", lw=0.9, ls="--", label=f"K_T = {target:g}")
+    top.vlines(instants, 0, 1, transform=top.get_xaxis_transform(), colors="0.55", lw=0.5, ls=":", label="t_k")
+    top.plot(instants, held, ls="none", marker="o", ms=3, color="tab:red", label="K_cur at t_k")
+    top.step(instants, held, where="post", color="tab:red", lw=0.7, alpha=0.6, label="K_prev (held to t_k+1)")
+    top.set_ylabel("queue (packets)")
+    style = {"marker": "o", "ms": 3, "lw": 1.0, "drawstyle": "steps-post"}
+    for column in ("change_rate", "prox_rate"):
+        bottom.plot(ratios["t"], ratios[column], label=column, color=RATIO_COLOURS[column], **style)
+    bottom.axhline(1, color="black", lw=0.8, ls=":")
+    values = ratios[["change_rate", "prox_rate"]].to_numpy()
+    positive = values[values > 0]
+    logarithmic = positive.size > 0 and positive.max() / positive.min() > RATIO_SPREAD_LOG
+    if logarithmic:  # a K_prev near 0 (an empty start) makes one change_rate dwarf the others
+        bottom.set_yscale("log")
+        # text.parse_math is off (figures.common): plain numbers, not mathtext powers of ten
+        bottom.yaxis.set_major_formatter(mticker.FuncFormatter(lambda v, _: f"{v:g}"))
+        bottom.yaxis.set_minor_formatter(mticker.NullFormatter())
+    bottom.set_ylabel("ratio (log scale)" if logarithmic else "ratio")
+    bottom.set_xlabel("time (s)")
+    handles, names = bottom.get_legend_handles_labels()
+    max_p = frame[frame["metric"] == queue_var_name(CUR_MAX_P)].sort_values("t")
+    if not max_p.empty:
+        twin = bottom.twinx()
+        twin.plot(max_p["t"], max_p["value"], lw=0.9, color=RATIO_COLOURS["Max_p"], label="Max_p")
+        twin.set_ylabel("Max_p")
+        twin.grid(False)
+        more, labels = twin.get_legend_handles_labels()
+        handles, names = handles + more, names + labels
+    for ax, (hs, ns) in ((top, top.get_legend_handles_labels()), (bottom, (handles, names))):
+        ax.legend(hs, ns, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=min(len(ns), 4), fontsize=7, frameon=False)
+    skipped = len(instants) - len(ratios)
+    first = (
+        f"change_rate from the first instant with a non-zero average at the one before, t = {ratios['t'].iloc[0]:g} s"
+    )
+    if skipped:
+        first += f" ({skipped} instant{'s' if skipped != 1 else ''} with K_prev = 0 left out)"
+    zeros = int((values <= 0).sum()) if logarithmic else 0
+    if zeros:
+        first += f"; {zeros} ratio{'s' if zeros != 1 else ''} of 0 (K_cur = 0) off the log scale"
+    where = where_text(artifact)
+    caption = textwrap.fill(artifact.get("caption", artifact["id"]), int(13 * fig.get_figwidth()))
+    note = (
+        f"{where + '; ' if where else ''}seed {seed}; bottleneck queue sampled every 0.01 s; K_T {target:g} packets "
+        f"({target_from}), instants every {interval:g} s ({interval_from}); {first}"
+    )
+    fig.suptitle(f"{caption}\n{textwrap.fill('(' + note + ')', int(15 * fig.get_figwidth()))}", fontsize=8)
+    fig.tight_layout()
     return save_figure(fig, Path(out))
 
 

@@ -31,6 +31,7 @@ TOOLS = Toolchain(
     manifest=Path("build/ns2/manifest.json"),
     driver=Path("tcl/driver.tcl"),
     parsed=SETTINGS.parse,
+    cpu_limit=SETTINGS.run_cpu_limit,
 )
 # The whole sweep's progress, appended to each run's line (batch jobs are threads of this process).
 PROGRESS = Progress(PLAN.total_runs(), workflow.cores)

@@ -21,7 +21,7 @@ MAX_CELL_CHECKS = 200_000
 MAX_READINGS = 2_000
 # Runs of a file on the profile that runs the most (seeds.count or seeds.paper): each is a params.json, a run
 # directory and a share of a Snakemake job.
-MAX_RUNS = 1_000_000
+MAX_RUNS = 2_000_000
 # Flows of one run (every group's count): each is a list entry of params.json built in Python, then ns-2 nodes.
 MAX_FLOWS = 10_000
 # Nodes of one wireless run: ns-2's wireless channel and the hop counts are quadratic in nodes.

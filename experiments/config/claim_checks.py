@@ -160,11 +160,12 @@ def _check_claim_tolerances(claim: dict, where: str, path: Path) -> None:
 
 
 def _check_claim_combine(claim: dict, axes: dict, exp_name: str, where: str, path: Path) -> None:
-    """combine min:<axis> / max:<axis>: kinds value and bound, over an axis the claim leaves free."""
+    """combine min:<axis> / max:<axis>: kinds value and bound; mean:<axis>: any kind; over an axis the claim leaves
+    free."""
     rule, _, axis = claim.get("combine", "all").partition(":")
     if not axis:
         return
-    if claim["kind"] not in ("value", "bound"):
+    if rule != "mean" and claim["kind"] not in ("value", "bound"):
         raise ConfigError(
             f"{path}: {where}.combine: {rule}:<axis> judges one level's value; allowed with kinds value and bound, "
             f"not {claim['kind']} (use all, any or each)"

@@ -3,7 +3,9 @@ the per-hop trace for the queueing delay; each metric's meaning is measure.regis
 
 Over [warmup, duration]: counters are differenced between the window's first and last sample; queue statistics are
 over the samples in the window (population standard deviation and variance, ddof 0; percentiles numpy's linear
-method, as pandas' quantile); queue_osc_hz counts the upward crossings of the mean between consecutive samples.
+method, as pandas' quantile); queue_osc_hz counts the upward crossings of the mean between consecutive samples;
+idle_max_s is the longest time between two of the window's samples at which departures_packets was seen to change
+(idle_max).
 The first core link, where every flow enters the core, is also reported as bottleneck_<metric> with scope all
 (measure.run).
 
@@ -51,6 +53,7 @@ def link_metrics(
         delays = None if kept is None else kept_of.get(link, kept.iloc[0:0][["t_enqueue", "queue_delay"]])
         values = {
             "utilization_pct": (last["departures_bytes"] - first["departures_bytes"]) * 8 / (span * capacity) * 100,
+            "idle_max_s": idle_max(samples["time"], samples["departures_packets"]),
             "drop_pct": (last["drops_packets"] - first["drops_packets"]) / arrived * 100 if arrived else math.nan,
             "queue_bytes_mean": samples["size_bytes"].mean(),
             **queue_stats(samples["time"], samples["size_packets"]),
@@ -61,6 +64,24 @@ def link_metrics(
         rows += [{"scope": link, "metric": m, "value": float(v)} for m, v in values.items()]
         series += _link_series(link, samples, delays, capacity, warmup, interval)
     return rows, series
+
+
+def idle_max(times: pd.Series, departures: pd.Series) -> float:
+    """Seconds of the longest stretch in which the queue monitor counted no departure, from one link's samples in
+    the window, sorted by time (at least two).
+
+    With samples t_0 < ... < t_n and departures_packets d_0 .. d_n, the bounds are t_0, every t_i (i >= 1) with
+    d_i != d_{i-1} (a departure in (t_{i-1}, t_i]) and t_n; idle_max_s is the largest gap between consecutive
+    bounds. So a link that departed a packet in every sampling interval gives the longest sampling interval, one
+    that departed none in the window gives t_n - t_0, a stretch begun before the window counts from t_0 and one
+    still open at the end until t_n. Between consecutive bounds t_a < t_b there was no departure in (t_a, t_{b-1}],
+    so where both are changes the true gap between departures differs from t_b - t_a by less than one sampling
+    interval either way."""
+    t = times.to_numpy(dtype=float)
+    d = departures.to_numpy()
+    changed = np.flatnonzero(d[1:] != d[:-1]) + 1  # i with a departure in (t_{i-1}, t_i]
+    bounds = np.concatenate(([0], changed, [len(t) - 1]))
+    return float(np.diff(t[bounds]).max())
 
 
 def queue_stats(times: pd.Series, packets: pd.Series) -> dict[str, float]:

@@ -121,6 +121,17 @@ def _link_metrics() -> list[Metric]:
     """Per monitored core link, from the queue monitor (and the per-hop trace for the delay)."""
     return [
         Metric("utilization_pct", (LINK,), "%", "bytes departed x 8 / (seconds x link bandwidth) x 100"),
+        Metric(
+            "idle_max_s",
+            (LINK,),
+            "s",
+            "longest time without a departure, as the queue monitor's samples in the window show it: the largest gap "
+            "between consecutive bounds, the bounds being the window's first sample, every sample whose "
+            "departures_packets differs from the previous sample's and the window's last sample (departures in "
+            "every sampling interval: the longest sampling interval; none in the window: its first to last sample; "
+            "a stretch begun in the warm-up counts from the window's first sample, one still open at the end up "
+            "to its last); within one sampling interval of the true longest gap between departures",
+        ),
         Metric("drop_pct", (LINK,), "%", "packets dropped / packets arrived x 100"),
         Metric("queue_bytes_mean", (LINK,), "bytes", "mean of the sampled queue length"),
         Metric("queue_pkts_mean", (LINK,), "packets", "mean of the sampled queue length"),
@@ -633,11 +644,13 @@ _OTHER_METRICS = [
 METRICS: tuple[Metric, ...] = (*_link_metrics(), *_bottleneck_copies(_link_metrics()), *_OTHER_METRICS)
 
 
-# The families whose measured value is never 0: Jain's index is at least 1/n, and a delay holds a propagation and a
-# transmission. Any other metric can be 0 (a share, a rate, a count, a queue), including on a dead link, so a value
-# claim whose pass band holds 0 would pass a run where nothing happened (references.check refuses it unless the claim
-# says, in `zero_passes`, why a 0 agrees with the paper).
+# The families whose measured value is never 0: Jain's index is at least 1/n, a delay holds a propagation and a
+# transmission, and idle_max_s is at least one sampling interval (a dead link gives the whole window, not 0). Any
+# other metric can be 0 (a share, a rate, a count, a queue), including on a dead link, so a value claim whose pass
+# band holds 0 would pass a run where nothing happened (references.check refuses it unless the claim says, in
+# `zero_passes`, why a 0 agrees with the paper).
 NEVER_ZERO = (
+    "idle_max_s",
     "fairness_jain",
     "fairness_jain_connection",
     "fairness_jain_since_start",

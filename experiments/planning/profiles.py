@@ -43,6 +43,7 @@ class Settings:
     seed_cap: int | str = 1  # a number, or "paper" (verdicts.seeding.experiment_seeds); 1 and 0: no seeding
     seed_budget: int = 0  # rounds (from_config takes the schema's default, the default profile's)
     readings: str = "all"  # or "null": sensitivity-all runs and judges the null readings alone
+    run_cpu_limit: float = 3600.0  # CPU s a run's ns may use (0: none); not in any run key
 
     @classmethod
     def from_config(cls, cfg: dict) -> Settings:
@@ -77,6 +78,7 @@ class Settings:
             seed_cap=cfg["seed_cap"],
             seed_budget=cfg["seed_budget"],
             readings=cfg["readings"],
+            run_cpu_limit=float(cfg["run_cpu_limit"]),
         )
 
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import fcntl
 import json
+import math
 import os
+import resource
 import shlex
 import shutil
 import signal
@@ -114,13 +116,35 @@ def _run(run: Run, key: str, final: Path, tools: Toolchain, after: Callable[[Run
     started = time.monotonic()
     try:
         with open(work / "stderr.txt", "w") as err:
-            proc = subprocess.run(ns_command(tools, work), stdout=subprocess.DEVNULL, stderr=err, check=False)
+            proc = subprocess.run(
+                ns_command(tools, work),
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+                check=False,
+                preexec_fn=_cpu_limiter(tools.cpu_limit),
+            )
         if -proc.returncode in STOP_SIGNALS:  # stopped from outside, before this process saw the signal
             raise KeyboardInterrupt
         return _finish(run, key, work, final, tools, after, proc.returncode, started)
     except KeyboardInterrupt:  # Ctrl-C: nothing of the unfinished run is kept, nor recorded as failed
         shutil.rmtree(work, ignore_errors=True)
         raise
+
+
+def _cpu_limiter(seconds: float) -> Callable[[], None] | None:
+    """What the ns child runs before exec: RLIMIT_CPU at `seconds` (the kernel sends SIGXCPU there, which ends ns,
+    and SIGKILL a few seconds on had it caught it), or None without a limit."""
+    if seconds <= 0:
+        return None
+    soft = max(1, math.ceil(seconds))
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + CPU_LIMIT_GRACE))
+
+    return limit
+
+
+CPU_LIMIT_GRACE = 5  # s of CPU between the soft limit's SIGXCPU and the hard limit's SIGKILL
 
 
 # Signals that stop a run from outside (Ctrl-C's SIGINT to the process group, SIGTERM from a scheduler's cancel):
@@ -140,7 +164,12 @@ def _finish(
 ) -> Outcome:
     """A run whose ns ended by itself: post-processed and renamed into place, or kept as failed."""
     problem = ""
-    if returncode < 0:  # a crash (SIGSEGV) or a kill: the status alone would read as "-11"
+    if returncode == -signal.SIGXCPU and tools.cpu_limit > 0:  # the kernel's signal at RLIMIT_CPU's soft limit
+        problem = (
+            f"ns used its CPU limit of {tools.cpu_limit:g} s (setting run_cpu_limit) and was stopped: a run that never "
+            "ends (a livelock in ns-2) or a limit too low for this run; rerun.sh runs it without the limit"
+        )
+    elif returncode < 0:  # a crash (SIGSEGV) or a kill: the status alone would read as "-11"
         problem = f"ns was killed by signal {-returncode} ({signal.Signals(-returncode).name})"
     elif returncode != 0:
         problem = f"ns exited with status {returncode}"

@@ -14,12 +14,14 @@ from experiments.planning.runkey import parsers_digest, run_key, tcl_digest
 
 @dataclass(frozen=True)
 class Toolchain:
-    """What a run executes with; its hashes enter every run key."""
+    """What a run executes with; its hashes enter every run key (the CPU limit does not: it decides whether a run
+    ends, never what a run that ends writes)."""
 
     ns: Path  # build/ns2/ns
     manifest: Path  # build/ns2/manifest.json
     driver: Path  # tcl/driver.tcl
     parsed: bool = True  # False: run directories keep raw outputs only (benchmarks)
+    cpu_limit: float = 0.0  # CPU s a run's ns may use before it is stopped (0: none); not in the key
 
     @property
     def ns_sha256(self) -> str:

@@ -64,7 +64,10 @@ cell: any fail is a fail, else any incomplete or missing cell decides, else any 
 drift), `any`
 (the best cell), `each` (explicitly one claim per cell), `min:<axis>` / `max:<axis>`
 (kinds value and bound: the level of <axis> with the lowest / highest mean is judged;
-other free axes as `all`). Axes that are readings of an open choice (a choice with
+other free axes as `all`), `mean:<axis>` (any kind: each seed's values
+averaged over the levels of <axis>, a curve judged as a whole, e.g. a ranking of
+schemes over a sweep of N; a seed missing a level has no average; other free axes as
+`all`). Axes that are readings of an open choice (a choice with
 `axis` and `baseline`) are not free: claims are judged at the baseline level.
 
 """
@@ -153,7 +156,8 @@ def evaluate(
     for key, label, group in _cells(claim, claim_rows(claim, metrics, fixed), axes, fixed):
         group = judging.rows(group, label)
         if over:
-            group, label = _extreme_level(group, over, rule, label)
+            mean = _mean_level if rule == "mean" else _extreme_level
+            group, label = mean(group, over, rule, label)
         check = _CHECKS[claim["kind"]](claim, group, label, judging.confidence)
         verdicts[key] = replace(check, scope=scope_of(claim))
     lost = claim_levels(claim, failed, fixed) if failed is not None else pd.DataFrame()
@@ -225,6 +229,24 @@ def _extreme_level(group: pd.DataFrame, axis: str, rule: str, label: str) -> tup
     level = means.idxmin() if rule == "min" else means.idxmax()
     chosen = f"{axis}={level} ({rule} over {axis})"
     return group[label_column(group[axis]) == level], chosen if label == "all runs" else f"{label}, {chosen}"
+
+
+def _mean_level(group: pd.DataFrame, axis: str, rule: str, label: str) -> tuple[pd.DataFrame, str]:
+    """The cell's rows with each seed's values averaged over the levels of `axis` (per level of every other
+    column), as one level labelled 'mean'. Seeds stay paired (every level of a cell runs the same seeds); a
+    seed that lacks a value at a level the cell has has no average (NaN), rather than a mean of fewer points."""
+    if group.empty:
+        return group, label
+    keys = [c for c in group.columns if c not in (axis, "value", "run_key")]
+    levels = label_column(group[axis]).nunique()
+    grouped = group.groupby(keys, sort=False, dropna=False)
+    out = grouped["value"].agg(["mean", "count"]).reset_index()
+    out["value"] = out["mean"].where(out["count"] == levels)
+    out[axis] = "mean"
+    if "run_key" in group:
+        out["run_key"] = grouped["run_key"].agg(" ".join).to_numpy()
+    chosen = f"mean over {axis} ({levels} levels)"
+    return out[list(group.columns)], chosen if label == "all runs" else f"{label}, {chosen}"
 
 
 # How cells combine: a worse verdict first. `all` takes the worst cell, `any` the best; missing ranks between

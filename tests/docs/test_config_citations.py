@@ -37,6 +37,7 @@ NS235_FILES = {
     "ns-2.35/mac/mac-802_11.cc",
     "ns-2.35/queue/pi.cc",
     "ns-2.35/queue/red.cc",
+    "ns-2.35/queue/rem.cc",
     "ns-2.35/tcl/ex/jobs/jobs-cn2002.tcl",
     "ns-2.35/tcl/ex/simple-wireless.tcl",
     "ns-2.35/tcl/ex/wireless.tcl",

@@ -196,6 +196,38 @@ def test_min_and_max_over_an_axis_judge_that_level(rule, level, verdict):
     assert cv.verdict == verdict and f"n={level} ({rule} over n)" in cv.deciding.group
 
 
+def test_mean_over_an_axis_judges_each_seeds_average():
+    """mean:n averages each seed over the levels of n: 10, 12.5 and 20 per seed give 14.17, a fail against 10 +- 30 %,
+    where each level alone would pass, drift and fail."""
+    rows = table(
+        level_rows("PI", [10.0, 10.0], 1) + level_rows("PI", [12.5, 12.5], 2) + level_rows("PI", [20.0, 20.0], 3)
+    )
+    (cv,) = judge({**VALUE, "where": {"queue": "PI"}, "combine": "mean:n"}, rows, AXES)
+    assert len(cv.cells) == 1 and "mean over n (3 levels)" in cv.deciding.group
+    assert cv.deciding.value == pytest.approx((10 + 12.5 + 20) / 3) and cv.verdict == "fail"
+
+
+def test_mean_over_an_axis_ranks_curves_not_points():
+    """A compare judged on the curves' averages: PI below DT on average over n although above it at n = 1."""
+    rows = table(
+        level_rows("PI", [6.0, 6.2, 5.8], 1)
+        + level_rows("PI", [1.0, 1.1, 0.9], 2)
+        + level_rows("DT", [5.0, 5.1, 4.9], 1)
+        + level_rows("DT", [5.0, 5.2, 4.8], 2)
+    )
+    claim = {**COMPARE, "than": ["DT"]}
+    assert judge(claim, rows, AXES)[0].verdict == "fail"
+    (cv,) = judge({**claim, "combine": "mean:n"}, rows, AXES)
+    assert cv.verdict == "pass" and len(cv.cells) == 1
+
+
+def test_mean_over_an_axis_drops_a_seed_missing_a_level():
+    """Seed 2 has no value at n = 2: it has no average, so the cell reads seeds 1 and 3 only."""
+    rows = table(level_rows("PI", [10.0, 10.0, 10.0], 1) + level_rows("PI", [12.0, NAN, 12.0], 2))
+    (verdict,) = evaluate({**VALUE, "where": {"queue": "PI"}, "combine": "mean:n"}, rows, AXES)
+    assert verdict.seeds == 2 and verdict.value == pytest.approx(11.0)
+
+
 def test_fixed_reading_levels_are_not_free_axes():
     """An axis that is a reading of an open choice: the claim is judged at its baseline level only."""
     rows = table(level_rows("PI", [10.0, 10.0], 1) + level_rows("PI", [20.0, 20.0], 2))

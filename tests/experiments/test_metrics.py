@@ -9,6 +9,7 @@ import pytest
 from experiments.config.units import bandwidth_bps, seconds
 from experiments.measure.e2e import e2e_metrics
 from experiments.measure.links import (
+    idle_max,
     link_metrics,
     queue_pkts_series,
     queue_range_shares,
@@ -29,6 +30,7 @@ QUEUE = pd.DataFrame(
         "size_bytes": [0, 1000, 3000],
         "size_packets": [0, 2, 6],
         "arrivals_packets": [0, 100, 200],
+        "departures_packets": [0, 100, 225],
         "departures_bytes": [0, 100_000, 225_000],
         "drops_packets": [0, 2, 2],
     }
@@ -85,6 +87,7 @@ def test_link_metrics():
     assert got["queue_bytes_mean"] == pytest.approx(4000 / 3)
     assert got["queue_delay_ms_mean"] == pytest.approx(20.0)  # (10 + 30) / 2; the dropped one has none
     assert got["queue_pkts_mean"] == pytest.approx(8 / 3) and got["queue_pkts_max"] == 6
+    assert got["idle_max_s"] == pytest.approx(1.0)  # a departure in each of the two 1-s sampling intervals
     util = {s["t"]: s["value"] for s in series if s["metric"] == "utilization_pct"}
     assert util == pytest.approx({0.0: 80.0, 1.0: 100.0})
     drops = {s["t"]: s["value"] for s in series if s["metric"] == "drop_pct"}
@@ -148,6 +151,7 @@ WAVE_QUEUE = pd.DataFrame(
         "size_bytes": [500 * x for x in WAVE] + [0] * 9,
         "size_packets": WAVE + [0] * 9,
         "arrivals_packets": list(range(0, 90, 10)) * 2,
+        "departures_packets": list(range(9)) * 2,
         "departures_bytes": list(range(0, 9000, 1000)) * 2,
         "drops_packets": [0] * 18,
     }
@@ -187,6 +191,61 @@ def test_queue_pkts_series_is_every_sample_of_the_whole_run():
     core0 = series[series["scope"] == "core0"]
     assert core0["t"].tolist() == [float(t) for t in range(9)] and core0["value"].tolist() == WAVE
     assert len(queue_pkts_series(WAVE_QUEUE, end=4.0)) == 10  # 0..4 s, per link
+
+
+def departing(times, departures, link="core0") -> pd.DataFrame:
+    """A queue monitor's samples of one link (the columns of QUEUE) with the given departures_packets."""
+    n = len(times)
+    return pd.DataFrame(
+        {
+            "time": times,
+            "link": link,
+            "size_bytes": [0] * n,
+            "size_packets": [0] * n,
+            "arrivals_packets": departures,
+            "departures_packets": departures,
+            "departures_bytes": [1000 * d for d in departures],
+            "drops_packets": [0] * n,
+        }
+    )
+
+
+# Samples every 0.01 s over [0, 10]: a departure in every sampling interval except those of (2.00, 4.99] (the
+# counter changes at 2.00 and next at 5.00: 3 s without a departure to within one sampling interval).
+STEPS = np.arange(1001)
+TIMES = list(STEPS * 0.01)
+STALLED = list(np.where(STEPS < 200, STEPS, np.where(STEPS < 500, 200, STEPS - 299)))
+
+
+def idle_of(queue, warmup=0.0, end=math.inf):
+    return as_dict(link_metrics(queue, None, capacity_bps=1e6, warmup=warmup, interval=1.0, end=end)[0], "core0")[
+        "idle_max_s"
+    ]
+
+
+def test_idle_max_is_the_longest_stretch_without_a_departure():
+    assert (STALLED[199], STALLED[200], STALLED[499], STALLED[500]) == (199, 200, 200, 201)
+    assert idle_of(departing(TIMES, STALLED)) == pytest.approx(3.0)  # 5.00 - 2.00
+    assert idle_max(pd.Series(TIMES), pd.Series(STALLED)) == pytest.approx(3.0)
+
+
+def test_idle_max_of_a_link_departing_in_every_interval_is_one_interval():
+    assert idle_of(departing(TIMES, list(STEPS))) == pytest.approx(0.01)
+    # uneven sampling: the longest interval
+    assert idle_max(pd.Series([0.0, 0.1, 0.3, 0.35]), pd.Series([0, 1, 2, 3])) == pytest.approx(0.2)
+
+
+def test_idle_max_without_a_departure_in_the_window_is_the_window():
+    # departures until t = 3.00, none after: the window [4, 9] holds none
+    stopped = list(np.minimum(STEPS, 300))
+    assert idle_of(departing(TIMES, stopped), warmup=4.0, end=9.0) == pytest.approx(5.0)
+    assert idle_of(departing(TIMES, [7] * len(TIMES))) == pytest.approx(10.0)  # never a departure: 0 .. 10
+
+
+def test_idle_max_counts_only_the_window():
+    assert idle_of(departing(TIMES, STALLED), warmup=6.0) == pytest.approx(0.01)  # the stall is before the warm-up
+    assert idle_of(departing(TIMES, STALLED), warmup=3.5) == pytest.approx(1.5)  # cut at the window's first sample
+    assert idle_of(departing(TIMES, STALLED), end=4.0) == pytest.approx(2.0)  # and at its last (2.00 .. 4.00)
 
 
 # The paper's worked example (Zhang, Mamas, Tsaoussidis): six flows, in Mb/s.

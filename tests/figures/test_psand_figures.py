@@ -282,3 +282,173 @@ def test_evolution_wraps_panels_without_rows_and_keeps_the_rows_axis_otherwise()
     assert [cell[0] for line in wrapped for cell in line] == schemes
     grid = psand.evolution_layout(["RED", "PSAND"], [20, 50, 70])
     assert grid[2] == [("RED", 70), ("PSAND", 70)]
+
+
+def ramp(times, rate: float = 1.0) -> list[float]:
+    return [round(rate * t, 9) for t in times]
+
+
+TEN_SECONDS = [round(0.01 * i, 2) for i in range(1001)]  # 0, 0.01, ..., 10 s as the monitors sample
+
+
+def test_adaptation_ratios_frame_measures_both_ratios_at_each_instant():
+    frame = psand.adaptation_ratios_frame(TEN_SECONDS, ramp(TEN_SECONDS), 0.5, 10)
+    # K_cur(t) = t: at 0.5 s K_prev is 0 (the first instant), so change_rate starts at 1.0 s
+    expected = [0.5 * k for k in range(2, 21)]
+    assert frame["t"].tolist() == pytest.approx(expected, rel=1e-12)
+    assert frame["k_cur"].tolist() == pytest.approx(expected, rel=1e-12)
+    assert frame["k_prev"].tolist() == pytest.approx([t - 0.5 for t in expected], rel=1e-12)
+    assert frame["prox_rate"].tolist() == pytest.approx([t / 10 for t in expected], rel=1e-12)
+    assert frame["change_rate"].tolist() == pytest.approx([t / (t - 0.5) for t in expected], rel=1e-12)
+    assert frame.loc[0, "change_rate"] == 2.0 and frame.loc[18, "prox_rate"] == 1.0  # 1.0/0.5; 10/10 at 10 s
+    assert list(frame.columns) == ["t", "k_cur", "k_prev", "change_rate", "prox_rate"]
+
+
+def test_adaptation_ratios_frame_takes_the_last_sample_before_each_instant_and_skips_a_zero_k_prev():
+    times = [0.0, 0.3, 0.7, 1.0, 1.2, 1.6, 2.1]  # unordered-safe: shuffled below
+    ave = [0.0, 0.0, 0.0, 4.0, 8.0, 2.0, 6.0]
+    order = [3, 0, 6, 1, 5, 2, 4]
+    frame = psand.adaptation_ratios_frame([times[i] for i in order], [ave[i] for i in order], 0.5, 8)
+    # instants 0.5 (K 0), 1.0 (K 4, K_prev 0: left out), 1.5 (K 8), 2.0 (K 2); 2.5 is past the last sample
+    assert frame["t"].tolist() == [1.5, 2.0]
+    assert frame["k_cur"].tolist() == [8.0, 2.0] and frame["k_prev"].tolist() == [4.0, 8.0]
+    assert frame["change_rate"].tolist() == [2.0, 0.25] and frame["prox_rate"].tolist() == [1.0, 0.25]
+    with pytest.raises(ValueError, match="interval"):
+        psand.adaptation_ratios_frame(times, ave, 0, 8)
+
+
+def adaptation_series(metrics=("queue_pkts", "qvar_ave", "qvar_cur_max_p")) -> pd.DataFrame:
+    """A 10-s run's bottleneck samples, two seeds: the average rises as t (seed 1) or 3 t (seed 2), the queue is
+    twice the average, Max_p 0.1 + t / 100; core1 holds other values."""
+    values = {"queue_pkts": lambda t: 2 * t, "qvar_ave": lambda t: t, "qvar_cur_max_p": lambda t: 0.1 + t / 100}
+    rows = [
+        {"seed": seed, "scope": scope, "metric": metric, "t": t, "value": round(factor * values[metric](t), 9)}
+        for seed, factor in ((1, 1.0), (2, 3.0))
+        for scope in ("core0", "core1")
+        for metric in metrics
+        for t in TEN_SECONDS
+        if scope == "core0" or metric == "queue_pkts"
+    ]
+    return pd.DataFrame(rows)
+
+
+def drawn_axes(monkeypatch) -> list:
+    drawn = []
+    real_subplots = psand.plt.subplots
+    monkeypatch.setattr(psand.plt, "subplots", lambda *a, **k: drawn.append(real_subplots(*a, **k)) or drawn[-1])
+    return drawn
+
+
+def lines_of(ax) -> dict:
+    return {line.get_label(): line for line in ax.get_lines()}
+
+
+def test_adaptation_ratios_draws_the_first_seed_against_the_target_and_the_instants(tmp_path, monkeypatch):
+    data = ExperimentData(pd.DataFrame(), adaptation_series(), [])
+    drawn = drawn_axes(monkeypatch)
+    (png,) = psand.adaptation_ratios(data, tmp_path / "fig2_1", {"id": "fig2_1", "experiment": "adaptation_10s"})
+    assert png.name == "fig2_1.png" and png.stat().st_size > 0
+    ((fig, (top, bottom)),) = drawn
+    top_lines = lines_of(top)
+    assert top_lines["WAQS"].get_ydata()[-1] == 10.0, "not the first seed's average (seed 2 ends at 30)"
+    assert top_lines["IQS"].get_ydata()[-1] == 20.0
+    assert list(top_lines["K_T = 10"].get_ydata()) == [10, 10]
+    (instants,) = [c for c in top.collections if c.get_label() == "t_k"]
+    assert [segment[0][0] for segment in instants.get_segments()] == pytest.approx([0.5 * k for k in range(1, 21)])
+    assert list(top_lines["K_cur at t_k"].get_ydata()) == pytest.approx([0.5 * k for k in range(1, 21)])
+    ratios = lines_of(bottom)
+    expected = [0.5 * k for k in range(2, 21)]
+    assert list(ratios["change_rate"].get_xdata()) == pytest.approx(expected)
+    assert list(ratios["change_rate"].get_ydata()) == pytest.approx([t / (t - 0.5) for t in expected])
+    assert list(ratios["prox_rate"].get_ydata()) == pytest.approx([t / 10 for t in expected])
+    unlabelled = [line for name, line in ratios.items() if name.startswith("_")]
+    assert [list(line.get_ydata()) for line in unlabelled] == [[1, 1]], "no reference line at 1"
+    (twin,) = [ax for ax in fig.axes if ax not in (top, bottom)]
+    assert lines_of(twin)["Max_p"].get_ydata()[-1] == pytest.approx(0.2)
+    title = " ".join(fig._suptitle.get_text().split())  # as read, not as wrapped
+    assert "t = 1 s" in title and "1 instant with K_prev = 0 left out" in title
+    assert "K_T 10 packets (default)" in title and "every 0.5 s (default)" in title
+
+
+def test_adaptation_ratios_reads_interval_and_target_from_the_queue_knobs(tmp_path, monkeypatch):
+    psand_queue = {"class": "Queue/RED/PSAND", "knobs": {"interval_": 1.0, "ktarget_": 5, "thresh_": 0}}
+    data = ExperimentData(pd.DataFrame(), adaptation_series(), [], {}, {"core_queue": psand_queue})
+    drawn = drawn_axes(monkeypatch)
+    artifact = {"id": "fig2_1", "experiment": "adaptation_10s"}
+    psand.adaptation_ratios(data, tmp_path / "fig", artifact)
+    ((fig, (_, bottom)),) = drawn
+    ratios = lines_of(bottom)
+    assert list(ratios["prox_rate"].get_xdata()) == pytest.approx(list(range(2, 11)))
+    assert list(ratios["prox_rate"].get_ydata()) == pytest.approx([k / 5 for k in range(2, 11)])
+    assert list(ratios["change_rate"].get_ydata()) == pytest.approx([k / (k - 1) for k in range(2, 11)])
+    assert "the queue's ktarget_" in " ".join(fig._suptitle.get_text().split())
+    # interval_ 0 switches the adaptation off: the ratios are read at the default instants, and the caption says so
+    off = {**psand_queue, "knobs": {**psand_queue["knobs"], "interval_": 0}}
+    data.params = {"core_queue": off}
+    psand.adaptation_ratios(data, tmp_path / "off", artifact)
+    assert list(lines_of(drawn[-1][1][1])["prox_rate"].get_xdata())[:2] == pytest.approx([1.0, 1.5])
+    assert "every 0.5 s (default; the queue's interval_ 0 adapts nothing)" in " ".join(
+        drawn[-1][0]._suptitle.get_text().split()
+    )
+
+
+def test_adaptation_ratios_needs_the_sampled_average(tmp_path):
+    data = ExperimentData(pd.DataFrame(), adaptation_series(("queue_pkts", "qvar_cur_max_p")), [])
+    with pytest.raises(ValueError, match="fig2_1: adaptation_10s does not sample the average .* add ave_"):
+        psand.adaptation_ratios(data, tmp_path / "fig", {"id": "fig2_1", "experiment": "adaptation_10s"})
+    assert not (tmp_path / "fig.png").exists()
+    short = adaptation_series()
+    data = ExperimentData(pd.DataFrame(), short[short["t"] <= 0.7], [])
+    with pytest.raises(ValueError, match="change_rate is nowhere defined"):
+        psand.adaptation_ratios(data, tmp_path / "short", {"id": "fig2_1", "experiment": "adaptation_10s"})
+
+
+def test_adaptation_ratios_draws_one_run_only(tmp_path):
+    series = pd.concat([adaptation_series().assign(scheme=s) for s in ("RED", "PSAND")])
+    data = ExperimentData(pd.DataFrame(), series, ["scheme"])
+    with pytest.raises(ValueError, match="scheme left free"):
+        psand.adaptation_ratios(data, tmp_path / "fig", {"id": "f", "experiment": "e"})
+    (png,) = psand.adaptation_ratios(
+        data, tmp_path / "fig", {"id": "f", "experiment": "e", "where": {"scheme": "PSAND"}}
+    )
+    assert png.exists()
+
+
+def test_adaptation_ratios_goes_logarithmic_when_a_near_empty_start_dwarfs_the_ratios(tmp_path, monkeypatch):
+    series = adaptation_series()
+    average = series["metric"] == "qvar_ave"
+    # the average is 1e-4 at 0.5 s, so change_rate at 1.0 s is 10 000; at 2.0 s it is 0 (K_cur = 0)
+    series.loc[average & (series["t"] <= 0.5), "value"] = 1e-4
+    series.loc[average & series["t"].between(1.6, 2.0), "value"] = 0.0
+    data = ExperimentData(pd.DataFrame(), series, [])
+    drawn = drawn_axes(monkeypatch)
+    psand.adaptation_ratios(data, tmp_path / "fig", {"id": "f", "experiment": "e"})
+    ((fig, (_, bottom)),) = drawn
+    assert bottom.get_yscale() == "log"
+    ratios = lines_of(bottom)
+    assert ratios["change_rate"].get_ydata()[0] == pytest.approx(1e4)
+    # K_cur = 0 at 2.0 s leaves K_prev = 0 at 2.5 s: that instant is left out as the first one is
+    assert list(ratios["change_rate"].get_xdata()[:5]) == [1.0, 1.5, 2.0, 3.0, 3.5]
+    assert list(ratios["change_rate"].get_ydata()[1:5]) == pytest.approx([1.5, 0.0, 3.0 / 2.5, 3.5 / 3.0])
+    title = " ".join(fig._suptitle.get_text().split())
+    assert "2 ratios of 0 (K_cur = 0) off the log scale" in title and "(2 instants with K_prev = 0 left out)" in title
+    psand.adaptation_ratios(
+        ExperimentData(pd.DataFrame(), adaptation_series(), []), tmp_path / "lin", {"id": "f", "experiment": "e"}
+    )
+    assert drawn[-1][1][1].get_yscale() == "linear"
+
+
+def test_adaptation_ratios_reads_the_knobs_of_the_drawn_runs_params(tmp_path, monkeypatch):
+    index = []
+    for seed, interval in ((1, 1.0), (2, 0.5)):
+        run = tmp_path / "runs" / f"seed{seed}"
+        run.mkdir(parents=True)
+        queue = {"class": "Queue/RED/PSAND", "knobs": {"interval_": interval, "ktarget_": 10}}
+        (run / "params.json").write_text(json.dumps({"flows": [], "core_queue": queue}))
+        index.append({"seed": seed, "directory": str(run)})
+    pd.DataFrame(index[::-1]).to_parquet(tmp_path / "runs.parquet")  # seed 2's run listed first
+    first_listed = {"core_queue": {"class": "Queue/RED/PSAND", "knobs": {"interval_": 0.5}}}
+    data = ExperimentData(pd.DataFrame(), adaptation_series(), [], {}, first_listed, tmp_path)
+    drawn = drawn_axes(monkeypatch)
+    psand.adaptation_ratios(data, tmp_path / "fig", {"id": "fig2_1", "experiment": "adaptation_10s"})
+    assert list(lines_of(drawn[0][1][1])["change_rate"].get_xdata()) == pytest.approx(list(range(2, 11)))

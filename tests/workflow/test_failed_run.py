@@ -199,6 +199,35 @@ def test_a_crash_of_ns_fails_that_run_only_and_names_the_signal(fake_tools, tmp_
     assert (outcome.directory / "rerun.sh").read_text().splitlines()[-1].startswith(str(crashing))
 
 
+# ns that never ends for seed 1 (a busy loop, as DSDV's livelock before ns2-patches/0025), and ends for any other.
+LOOPING_NS = """#!/bin/sh
+echo '{"links": []}' > "$2/meta.json"
+if grep -qx '  "seed": 1' "$2/params.json"; then
+  while :; do :; done
+fi
+printf 'time\\tlink\\n' > "$2/queue_monitor.tsv"
+"""
+
+
+def test_a_run_past_its_cpu_limit_fails_and_frees_its_slot(fake_tools, tmp_path):
+    """Setting run_cpu_limit: a run that never ends is stopped at its CPU limit and recorded as failed, saying why;
+    the batch's next run then runs. Without the limit (0) the same loop would hold the batch for ever."""
+    tools, _ = fake_tools
+    looping = tmp_path / "looping-ns"
+    looping.write_text(LOOPING_NS)
+    looping.chmod(0o755)
+    limited = Toolchain(ns=looping, manifest=tools.manifest, driver=tools.driver, cpu_limit=1)
+    assert key_of(one_run(), limited) == key_of(
+        one_run(), Toolchain(ns=looping, manifest=tools.manifest, driver=tools.driver)
+    ), "the limit is not in the key"
+    results = tmp_path / "results"
+    hung, fine = one_run(), Run("p", "e", {"case": "two"}, 2, {"seed": 2, "duration": 1.0})
+    outcome, other = run_batch([hung, fine], results, limited, report=lambda _: None)
+    assert (outcome.status, other.status) == ("failed", "ran")
+    assert "ns used its CPU limit of 1 s (setting run_cpu_limit)" in outcome.message
+    assert (outcome.directory / "rerun.sh").read_text().splitlines()[-1].startswith(str(looping))
+
+
 def test_a_killed_run_s_temporary_directory_goes_when_its_key_runs_again(fake_tools, tmp_path):
     """kill -9 of the workflow leaves `.<key>.tmp-*` behind (no `finally` runs); the next run of that key, which
     holds the key's lock, removes it. Another key's temporary directory is not touched."""
