@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import inspect
 import json
 import re
 import sys
@@ -41,6 +42,7 @@ from experiments.measure.registry import (
     names,
     scope_kind,
 )
+from experiments.paper_models.quantities import QUANTITIES
 from experiments.planning.params import DEFAULT_APPS, gaimd_knobs
 from experiments.references.ns_knobs import KnobCatalog, KnobQueryError
 
@@ -97,6 +99,7 @@ def check(doc: dict, path: str | Path, ns_binary: Path | None) -> None:
         check_zero_passes(claim, where, path)
     check_measure_alternatives(doc, path)
     check_path_alternatives(doc, path)
+    check_model_checks(doc, path)
     for section in ("figures", "tables"):
         for index, artifact in enumerate(doc.get(section, [])):
             check_artifact(artifact, doc, f"{section}[{index}]", path)
@@ -107,6 +110,29 @@ def check(doc: dict, path: str | Path, ns_binary: Path | None) -> None:
         )
         return
     check_knobs(doc, path, Path(ns_binary))
+
+
+def check_model_checks(doc: dict, path: Path) -> None:
+    """Each model check names a quantity of paper_models.quantities and gives exactly its arguments; its id is no
+    claim's (the report links both by id)."""
+    claims = {c["id"] for c in doc.get("claims", [])}
+    seen: set[str] = set()
+    for index, check in enumerate(doc.get("model_checks", [])):
+        where = f"model_checks[{index}]"
+        if check["id"] in claims or check["id"] in seen:
+            raise ConfigError(f"{path}: {where}.id: '{check['id']}' is already a claim's or a model check's id")
+        seen.add(check["id"])
+        function = QUANTITIES.get(check["quantity"])
+        if function is None:
+            raise ConfigError(
+                f"{path}: {where}.quantity: unknown quantity '{check['quantity']}'; allowed: {', '.join(QUANTITIES)}"
+            )
+        wanted = list(inspect.signature(function).parameters)
+        if sorted(check["args"]) != sorted(wanted):
+            raise ConfigError(
+                f"{path}: {where}.args: {', '.join(sorted(check['args'])) or 'none'} given; "
+                f"{check['quantity']} takes {', '.join(wanted)}"
+            )
 
 
 def check_zero_passes(claim: dict, where: str, path: Path) -> None:

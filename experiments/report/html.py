@@ -55,6 +55,7 @@ from experiments.report.markdown import choice_lines, null_untested
 from experiments.report.model import (
     CLASSES,
     FAILED_RUNS_TEXT,
+    MODEL_CHECKS_TEXT,
     VERDICT_LEGEND,
     VERDICTS,
     FailedRun,
@@ -355,6 +356,8 @@ def write(
             runs_pages={e.name: link(page, runs_page(paper, e.name)) for e in data.experiments},
             failed=[(f, failed_links(f, page)) for f in data.failed],
             failed_text=FAILED_RUNS_TEXT,
+            model_checks=data.model_checks,
+            model_checks_text=MODEL_CHECKS_TEXT,
             replications=[(paper, e) for e in data.experiments],
         )
         for e in data.experiments:

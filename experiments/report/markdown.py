@@ -15,6 +15,7 @@ experiments.report.html.
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
@@ -25,6 +26,7 @@ from experiments.report.model import (
     CLASSES,
     FAILED_RUNS_TEXT,
     HEADLINES_TEXT,
+    MODEL_CHECKS_TEXT,
     VERDICT_LEGEND,
     FailedRun,
     PaperData,
@@ -142,6 +144,9 @@ def paper_markdown(data: PaperData) -> list[str]:
             lines += claim_table(by_class[cls], data.notes, data.seeding)
     if not data.verdicts:
         lines += ["", "No claims."]
+    if data.model_checks:
+        lines += ["", f"### Model checks ({counts_text(Counter(m.verdict for m in data.model_checks))})", ""]
+        lines += [MODEL_CHECKS_TEXT, ""] + model_check_table(data.model_checks)
     detail = cell_table(data.verdicts)
     if detail:
         lines += ["", "### Cell detail", "", "Claims judged over more than one cell, each cell's verdict.", ""]
@@ -160,6 +165,25 @@ def paper_markdown(data: PaperData) -> list[str]:
             lines.append(f"- [{artifact['id']}]({rel}): {artifact.get('caption', '')}{note}")
     lines.append("")
     return lines
+
+
+def model_check_table(checks: list) -> list[str]:
+    rows = [
+        (
+            m.check,
+            m.cls,
+            m.source,
+            f"`{m.quantity}`",
+            f"{m.expected:.6g}",
+            f"{m.computed:.6g}",
+            m.tolerance,
+            f"**{m.verdict}**",
+            m.note,
+        )
+        for m in checks
+    ]
+    head = ["check", "class", "source", "quantity", "paper", "model", "tolerance", "verdict", "note"]
+    return markdown.table(head, rows)
 
 
 def headline_table(data: PaperData) -> list[str]:

@@ -18,6 +18,7 @@ from experiments.store.tables import Measured, load_measured, read_failed
 from experiments.verdicts import verdict as verdict_mod
 from experiments.verdicts.claims import ClaimVerdict, claim_levels, judge_all
 from experiments.verdicts.headlines import BASELINE_ONLY, HeadlineVerdict, judge_headlines
+from experiments.verdicts.model_checks import ModelCheckVerdict, judge_model_checks
 from experiments.verdicts.notes import fill_note
 from experiments.verdicts.seeding import ADDED, BUDGET, CAP, SeedPolicy, SeedRounds
 from experiments.verdicts.sensitivity import NOT_RUN, claim_key, non_discriminating
@@ -62,6 +63,14 @@ CLASSES = {
         "for it and are not counted as agreement.",
     ),
 }
+
+
+MODEL_CHECKS_TEXT = (
+    "Numbers of the paper's own models (its design rules, its analytical model) computed by our code at the "
+    "arguments shown, against what the paper prints or states; no run is read and no reading changes them. They "
+    "show that the models behind the runs are the paper's: never agreement of runs, and a calibrated one agrees by "
+    "construction."
+)
 
 
 def metric_cell(verdict: Verdict) -> str:
@@ -251,6 +260,7 @@ class PaperData:
     seeding: dict[str, ClaimSeeding] = field(default_factory=dict)  # claim key (row_key) -> what rounds did
     rounds: int = 0  # seeding rounds that added runs of this paper
     headlines: list[HeadlineVerdict] = field(default_factory=list)  # the file's headlines, judged
+    model_checks: list[ModelCheckVerdict] = field(default_factory=list)  # the file's model checks, judged
 
     @property
     def seeding_outcome(self) -> tuple[int, Counter, int]:
@@ -347,7 +357,9 @@ def paper_data(
     n_rounds = sum(1 for s in rounds.schedules if any(r["paper"] == paper for r in s["runs"]))
     failed = failed_of(doc, results, added)
     headlines = judge_headlines(doc, verdicts, rows)
-    return PaperData(doc, verdicts, notes, experiments, failed, apart, tested, seeding, n_rounds, headlines)
+    return PaperData(
+        doc, verdicts, notes, experiments, failed, apart, tested, seeding, n_rounds, headlines, judge_model_checks(doc)
+    )
 
 
 def _metrics_of(measured: dict[str, Measured], experiment: str):

@@ -378,3 +378,27 @@ def test_a_quote_with_a_dollar_sign_is_drawn_as_written(results):
     doc["headlines"][0]["quote"] = "PI keeps $x^^2$ low."  # between two $, what mathtext cannot parse
     render(doc, folder)
     assert Image.open(folder / "report" / "curves" / "demo" / "pi_fastest.png").format == "PNG"
+
+
+def test_model_checks_have_a_section_of_their_own(results):
+    doc, folder = results
+    doc = {
+        **doc,
+        "model_checks": [
+            {
+                "id": "pi_a_printed",
+                "class": "calibrated",
+                "source": "§4.3",
+                "quantity": "pi_a",
+                "expected": 0.000344519,
+                "args": {"capacity": 187.5, "n_min": 3, "rtt_max": 0.252, "sampling_hz": 170},
+                "pass": {"abs": 1e-9},
+            }
+        ],
+    }
+    render(doc, folder)
+    text = (folder / "report" / "papers" / "demo.html").read_text()
+    section = text[text.index('id="model-checks"') :]
+    assert 'href="#model-checks"' in text, "the page's contents name the section"
+    assert "pi_a(capacity=187.5, n_min=3, rtt_max=0.252, sampling_hz=170)" in section and "0.000344519" in section
+    assert section.index("pi_a_printed") < section.index("</table>")
