@@ -20,3 +20,12 @@ def within(measured: float, expected: float, tolerance: dict) -> bool:
 
 def describe_tolerance(tolerance: dict) -> str:
     return f"±{tolerance['abs']}" if "abs" in tolerance else f"±{tolerance['rel'] * 100:g} %"
+
+
+def tolerance_verdict(measured: float, entry: dict) -> str:
+    """pass, drift or fail: `measured` against an entry's (a claim's, a model check's) expected value and its pass
+    and drift tolerances; without a drift band, beyond pass is fail."""
+    expected = entry["expected"]
+    if within(measured, expected, entry["pass"]):
+        return "pass"
+    return "drift" if "drift" in entry and within(measured, expected, entry["drift"]) else "fail"

@@ -15,7 +15,7 @@ from dataclasses import replace
 import pandas as pd
 
 from experiments.config.axes import label_column, label_text
-from experiments.config.tolerances import describe_tolerance, within
+from experiments.config.tolerances import describe_tolerance, tolerance_verdict
 from experiments.verdicts.stats import (
     CONFIDENCE,
     ci95,
@@ -27,18 +27,6 @@ from experiments.verdicts.stats import (
     shared_seeds,
 )
 from experiments.verdicts.verdict import Verdict, missing
-
-
-def _tolerated(measured: float, claim: dict) -> str:
-    """pass, drift or fail: `measured` against the claim's expected value and its pass and drift tolerances."""
-    expected = claim["expected"]
-    return (
-        "pass"
-        if within(measured, expected, claim["pass"])
-        else "drift"
-        if within(measured, expected, claim["drift"])
-        else "fail"
-    )
 
 
 def _tolerances(claim: dict) -> str:
@@ -61,7 +49,7 @@ def _value(claim: dict, group: pd.DataFrame, label: str, confidence: float = CON
         measured,
         _tolerances(claim),
         len(values),
-        _tolerated(mean, claim),
+        tolerance_verdict(mean, claim),
         value=mean,
         shown=mean,
         shown_half=half,
@@ -295,7 +283,7 @@ def _ratio(claim: dict, group: pd.DataFrame, label: str, confidence: float = CON
         measured,
         _tolerances(claim),
         int(stats.loc[[level, baseline], "count"].min()),
-        _tolerated(change, claim),
+        tolerance_verdict(change, claim),
         value=change,
         test=_test([paired]),
         shown=change,
@@ -334,7 +322,7 @@ def _slope(claim: dict, group: pd.DataFrame, label: str, confidence: float = CON
         measured,
         _tolerances(claim),
         seeds,
-        _tolerated(slope, claim),
+        tolerance_verdict(slope, claim),
         value=slope,
         test=_test([change.paired]),
         shown=slope,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from experiments.config.tolerances import describe_tolerance, within
+from experiments.config.tolerances import describe_tolerance, tolerance_verdict
 from experiments.paper_models.quantities import QUANTITIES
 
 
@@ -30,13 +30,6 @@ def call_text(check: dict) -> str:
 
 def judge_model_check(check: dict) -> ModelCheckVerdict:
     computed = float(QUANTITIES[check["quantity"]](**check["args"]))
-    expected = check["expected"]
-    if within(computed, expected, check["pass"]):
-        verdict = "pass"
-    elif "drift" in check and within(computed, expected, check["drift"]):
-        verdict = "drift"
-    else:
-        verdict = "fail"
     tolerance = describe_tolerance(check["pass"]) + (
         f" (drift {describe_tolerance(check['drift'])})" if "drift" in check else ""
     )
@@ -45,10 +38,10 @@ def judge_model_check(check: dict) -> ModelCheckVerdict:
         check["class"],
         check["source"],
         call_text(check),
-        expected,
+        check["expected"],
         computed,
         tolerance,
-        verdict,
+        tolerance_verdict(computed, check),
         check.get("note", ""),
     )
 
