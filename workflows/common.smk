@@ -58,6 +58,13 @@ onstart:
     )
 
 
+# A Ctrl-C said once, whichever job or thread saw it first: the job that was running may have
+# ended well (its ns started before the signal), and Snakemake then names no job that stopped.
+onerror:
+    if worker.STOP.is_set():
+        print(f"error: {worker.INTERRUPTED_TEXT}", file=sys.stderr)
+
+
 # Paths hold names only (parameters live in each run's params.json): keep each wildcard to
 # one path segment, so that a reading's folder (<experiment>/readings/<reading>/) never
 # matches the baseline's rules.

@@ -65,6 +65,18 @@ def watch_interrupts() -> None:
     signal.signal(signal.SIGINT, noted)
 
 
+# How an idle worker ends on a Ctrl-C: its __main__ exits 130 (128 + SIGINT), or the signal's default action.
+INTERRUPTED_STATUSES = {128 + signal.SIGINT, -signal.SIGINT}
+
+
+def _stop() -> None:
+    """No new work once a Ctrl-C was seen: the interrupt again for Snakemake's scheduler (its logging may have
+    swallowed the first), and this job stops as interrupted."""
+    STOP.set()
+    os.kill(os.getpid(), signal.SIGINT)
+    raise Interrupted(INTERRUPTED_TEXT)
+
+
 class _Pool:
     """The idle workers of this process."""
 
@@ -79,6 +91,10 @@ class _Pool:
                 worker = self._idle.pop()
                 if worker.poll() is None:
                     return worker
+                if worker.returncode in INTERRUPTED_STATUSES:
+                    # A Ctrl-C ended it while idle, and this job's thread got here before the main thread ran its
+                    # handler: a new worker, outside that signal, would run the job to its end.
+                    _stop()
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
         command = [sys.executable, "-m", "experiments.workflow.worker", str(os.getpid())]
         return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
@@ -101,9 +117,8 @@ _POOL = _Pool()
 def call(function: str, args: tuple, on_event: Callable[[dict], None]) -> None:
     """Run `function` ("package.module:name") in a worker as function(*args, emit=<callable>); each dict the function
     emits reaches `on_event` here, as it comes. Raises WorkerFailed when the function raises or the worker dies."""
-    if STOP.is_set():  # the sweep is stopping: no new work, and the interrupt again for Snakemake's scheduler
-        os.kill(os.getpid(), signal.SIGINT)
-        raise Interrupted(INTERRUPTED_TEXT)
+    if STOP.is_set():  # the sweep is stopping: no new work
+        _stop()
     payload = pickle.dumps((function, args), protocol=pickle.HIGHEST_PROTOCOL)
     worker = _POOL.take()
     try:
@@ -179,4 +194,4 @@ if __name__ == "__main__":
     try:
         main()
     except KeyboardInterrupt:  # said once, by the job (Interrupted), not as a traceback from each worker
-        sys.exit(130)
+        sys.exit(128 + signal.SIGINT)

@@ -1,11 +1,12 @@
 """Batch jobs' work in worker processes (experiments/workflow/worker.py): events come back in order, stray output
 does not corrupt them, an idle worker takes the next job, a failure names its cause, a worker dies with its
-parent, a simulate job's lines still carry the whole sweep's count, and its runs' metrics are filed for the
+parent, a job that comes after a Ctrl-C ended its idle worker stops instead of starting a new one, a simulate job's lines still carry the whole sweep's count, and its runs' metrics are filed for the
 aggregation."""
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -113,6 +114,26 @@ def test_a_worker_dies_with_its_parent(helpers, tmp_path):
         time.sleep(0.1)
     os.kill(child, 9)
     pytest.fail("the worker outlived its parent")
+
+
+def test_a_job_after_a_ctrl_c_that_ended_its_idle_worker_stops_as_interrupted(helpers, monkeypatch):
+    """The race CI met: Ctrl-C reached the process group, the idle worker exited, and a job's thread took the pool
+    before the main thread had run its handler (STOP not yet set). It started a new worker, outside the signal,
+    which ran the job to its end, and no job said the sweep was interrupted."""
+    first = []
+    worker.call("worker_helpers:count", (1,), first.append)
+    idle = worker._POOL._idle[-1]
+    idle.send_signal(signal.SIGINT)  # as the terminal's Ctrl-C, to this worker alone: STOP stays unset here
+    idle.wait(timeout=30)
+    assert not worker.STOP.is_set()
+    resent = []
+    monkeypatch.setattr(worker.os, "kill", lambda pid, sig: resent.append((pid, sig)))
+    monkeypatch.setattr(worker, "STOP", worker.threading.Event())
+    after = []
+    with pytest.raises(worker.Interrupted, match="interrupted"):
+        worker.call("worker_helpers:count", (1,), after.append)
+    assert after == [], "a new worker ran the job after the Ctrl-C"
+    assert worker.STOP.is_set() and resent == [(os.getpid(), signal.SIGINT)], "the interrupt was not passed on"
 
 
 FAKE_NS = """#!/bin/sh
