@@ -9,6 +9,7 @@ from pathlib import Path
 
 from experiments.config.axes import axes_of, label_text, level_labels
 from experiments.config.errors import ConfigError
+from experiments.config.preconditions import claim_where
 from experiments.config.tolerances import allowed
 
 
@@ -30,7 +31,7 @@ def _check_references(doc: dict, path: Path) -> None:
     experiments = doc["experiments"]
     for section in ("figures", "tables", "claims"):
         for index, item in enumerate(doc.get(section, [])):
-            where = f"{section}[{index}]"
+            where = claim_where(doc, index) if section == "claims" else f"{section}[{index}]"
             exp_name = item["experiment"]
             if exp_name not in experiments:
                 raise ConfigError(

@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from experiments.config import preconditions
 from experiments.config.bounds import check_file_size
 from experiments.config.choice_checks import _check_choices
 from experiments.config.claim_checks import _check_references
@@ -256,6 +257,7 @@ def load(path: str | Path) -> dict:
         raise ConfigError(f"{path}: empty file; an experiment file needs at least 'paper' and 'experiments'")
     _check_values(doc, path)
     validate_schema(doc, path)
+    preconditions.expand(doc, path)  # its claims are checked below as written ones
     _check_queue_names(doc, path)
     for name, exp in doc["experiments"].items():
         _check_experiment(name, exp, path, doc.get("queues", {}))

@@ -22,6 +22,7 @@ from experiments.config.axes import axes_of, axis_levels, cells, label_text, lev
 from experiments.config.errors import ConfigError
 from experiments.config.notes import note_placeholders
 from experiments.config.paths import apply_levels
+from experiments.config.preconditions import claim_where
 from experiments.config.readings import Reading, experiments_of, is_measure_choice, run_readings
 from experiments.config.tolerances import describe_tolerance, within
 from experiments.measure.registry import (
@@ -87,7 +88,7 @@ def check(doc: dict, path: str | Path, ns_binary: Path | None) -> None:
     path = Path(path)
     experiments = doc["experiments"]
     for index, claim in enumerate(doc.get("claims", [])):
-        where = f"claims[{index}]"
+        where = claim_where(doc, index)
         exp = experiments[claim["experiment"]]
         scenario = scenario_at(exp, claim.get("where", {}))
         check_metric(claim["metric"], claim.get("scope", "all"), scenario, exp, f"{where}.metric", path)

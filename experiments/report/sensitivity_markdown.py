@@ -21,7 +21,8 @@ from experiments.common import markdown
 from experiments.common.files import write_atomic
 from experiments.config.readings import BASELINE
 from experiments.report.model import build_line, post_hoc_note
-from experiments.store.tables import load_measured, write_parquet
+from experiments.store.tables import CAUSE, Measured, load_measured, write_parquet
+from experiments.verdicts import preconditions
 from experiments.verdicts.seeding import SeedPolicy, SeedRounds
 from experiments.verdicts.sensitivity import (
     COLUMNS,
@@ -60,7 +61,29 @@ def row_lines(rows: pd.DataFrame, shown: int = 5) -> list[str]:
     return lines
 
 
-def paper_markdown(doc: dict, rows: pd.DataFrame) -> list[str]:
+def void_lines(doc: dict, baseline: dict[str, Measured], by_reading: dict[str, dict[str, Measured]]) -> list[str]:
+    """Markdown: per run reading (the baseline first), the runs its preconditions void, by experiment and cause."""
+    lines = []
+    for label, measured in {BASELINE: baseline, **by_reading}.items():
+        counts = []
+        for exp, tables in preconditions.apply(doc, measured).items():
+            lost = tables.failed
+            if CAUSE in lost and lost[CAUSE].notna().any():
+                by_cause = lost[CAUSE].dropna().str.partition(":")[0].value_counts().sort_index()
+                counts += [f"{n} of {exp} ({cause})" for cause, n in by_cause.items()]
+        if counts:
+            lines.append(f"- {label}: " + ", ".join(counts))
+    if not lines:
+        return []
+    head = (
+        "**Runs void by a precondition** (a claim's cells that read them are incomplete under that reading, never a "
+        "pass: a run whose link went dead is no evidence)"
+    )
+    return [head, "", *lines, ""]
+
+
+def paper_markdown(doc: dict, rows: pd.DataFrame, voided: list[str] | None = None) -> list[str]:
+    """`voided`: void_lines of the paper."""
     lines = [f"## {doc['paper']}", ""]
     if rows.empty:
         return lines + ["No reproduction claims.", ""]
@@ -118,6 +141,7 @@ def paper_markdown(doc: dict, rows: pd.DataFrame) -> list[str]:
         )
     if hypotheses:
         lines += ["**Hypotheses in the notes**", ""] + hypotheses + [""]
+    lines += voided or []
     post_hoc = post_hoc_lines(doc)
     if post_hoc:
         lines += (
@@ -200,7 +224,7 @@ def write(
         baseline = load_measured(doc, results, seed_rounds=rounds.tables(doc["paper"]))
         rows = table(doc, baseline, by_reading, rounds.judging(doc), only_null)
         frames.append(rows)
-        body += paper_markdown(doc, rows)
+        body += paper_markdown(doc, rows, void_lines(doc, baseline, by_reading))
     head = [
         "# Sensitivity of the verdicts to the open choices",
         "",
@@ -213,8 +237,8 @@ def write(
         "reading is the strongest evidence that the published result does not reproduce here. The holds / depends "
         "/ fails lists count reproduction claims; diagnostics are listed apart. Three verdicts are no evidence either "
         "way and are left out of the lists: **missing** (nothing to measure under that reading, e.g. no loss at "
-        "all), **incomplete** (a run it needs failed) and **not run** (that reading's runs are not in this results "
-        "folder).",
+        "all), **incomplete** (a run it needs failed, or a precondition voids it) and **not run** (that reading's "
+        "runs are not in this results folder).",
         "",
     ]
     if only_null:

@@ -23,6 +23,11 @@ def write_parquet(table: pd.DataFrame, path: str | Path, kind: str) -> None:
         pq.write_table(data.replace_schema_metadata(meta), tmp)
 
 
+CAUSE = (
+    "cause"  # a column of Measured.failed: why a run that finished is void (verdicts.preconditions); empty if it failed
+)
+
+
 def no_failed_runs() -> pd.DataFrame:
     return pd.DataFrame(columns=["run_key"])
 
@@ -30,7 +35,8 @@ def no_failed_runs() -> pd.DataFrame:
 @dataclass(frozen=True)
 class Measured:
     """An experiment's metrics table, and the runs of it that failed (left out of the metrics: the cells they
-    belong to are judged `incomplete`)."""
+    belong to are judged `incomplete`); once verdicts.preconditions has looked, also the runs a precondition voids
+    (kept in the metrics, a CAUSE beside them)."""
 
     metrics: pd.DataFrame
     failed: pd.DataFrame = field(default_factory=no_failed_runs)

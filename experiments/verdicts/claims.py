@@ -80,8 +80,10 @@ from dataclasses import dataclass, field, replace
 import pandas as pd
 
 from experiments.config.axes import axes_of, label_column, label_text
+from experiments.config.preconditions import MARK as PRECONDITION
 from experiments.config.readings import reading_axes
-from experiments.store.tables import Measured
+from experiments.store.tables import CAUSE, Measured
+from experiments.verdicts import preconditions
 from experiments.verdicts.kinds import _CHECKS
 from experiments.verdicts.stats import CONFIDENCE
 from experiments.verdicts.verdict import VERDICTS, Verdict, missing, scope_of
@@ -152,6 +154,7 @@ def evaluate(
     confidence and the seeds of each cell (default: 95 %, every row)."""
     judging = judging or Judging()
     rule, _, over = claim.get("combine", "all").partition(":")
+    metrics, failed = _without_void(claim, metrics, failed)
     verdicts = {}
     for key, label, group in _cells(claim, claim_rows(claim, metrics, fixed), axes, fixed):
         group = judging.rows(group, label)
@@ -160,18 +163,25 @@ def evaluate(
             group, label = mean(group, over, rule, label)
         check = _CHECKS[claim["kind"]](claim, group, label, judging.confidence)
         verdicts[key] = replace(check, scope=scope_of(claim))
-    lost = claim_levels(claim, failed, fixed) if failed is not None else pd.DataFrame()
+    lost = _levels_read_rows(claim, failed, fixed) if failed is not None else pd.DataFrame()
     for key, label, group in _cells(claim, lost, axes, fixed):
         group = judging.rows(group, label)
         if group.empty:
             continue
         cell = verdicts.get(key)
-        keys = ", ".join(group["run_key"])
+        any_void = CAUSE in group and group[CAUSE].notna().any()
         if cell is None:
             cell = replace(missing(claim), group=label, note="")
-            note = f"every run of this cell failed ({keys})"
+            keys = ", ".join(group["run_key"])
+            note = (
+                f"no run of this cell is left: {_lost_text(group)}"
+                if any_void
+                else f"every run of this cell failed ({keys})"
+            )
         else:
-            note = f"{len(group)} run(s) failed ({keys}); the {cell.seeds} that finished give {cell.verdict}"
+            note = (
+                f"{_lost_text(group)}; the {cell.seeds} {'left' if any_void else 'that finished'} give {cell.verdict}"
+            )
         verdicts[key] = replace(cell, verdict="incomplete", note="; ".join(n for n in (note, cell.note) if n))
     if not verdicts:
         return [missing(claim)]
@@ -179,6 +189,19 @@ def evaluate(
         return [verdicts[key] for key in sorted(verdicts)]
     except TypeError:  # an axis of labels that do not compare (numbers and text): as found
         return list(verdicts.values())
+
+
+def _without_void(
+    claim: dict, metrics: pd.DataFrame, failed: pd.DataFrame | None
+) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """The metrics a claim reads and the runs it lost: a run void by a precondition leaves the metrics of every claim
+    but the precondition's own (which reads every finished run, and so is not told of the void ones)."""
+    if failed is None or CAUSE not in failed or failed[CAUSE].isna().all():
+        return metrics, failed
+    void = failed[CAUSE].notna()
+    if claim.get(PRECONDITION):
+        return metrics, failed[~void]
+    return metrics[~metrics["run_key"].isin(failed.loc[void, "run_key"])], failed
 
 
 def _cells(claim: dict, rows: pd.DataFrame, axes: list[str], fixed: dict | None) -> list[tuple]:
@@ -194,13 +217,31 @@ def _cells(claim: dict, rows: pd.DataFrame, axes: list[str], fixed: dict | None)
     return [(key, _cell_label(free, key), group) for key, group in keys]
 
 
-def cell_groups(claim: dict, rows: pd.DataFrame, axes: list[str], fixed: dict | None = None) -> dict[str, pd.DataFrame]:
-    """A claim's cells as `evaluate` forms them: cell label -> the rows (of any table with the context columns) of
-    the levels its kind compares (levels_read), at its `where` labels and `fixed` reading levels."""
+def _lost_text(group: pd.DataFrame) -> str:
+    """A cell's lost runs: those that failed, and those void by a precondition (by cause), with their keys."""
+    if CAUSE not in group:
+        group = group.assign(**{CAUSE: None})
+    void = group[CAUSE].notna()
+    parts = [f"{(~void).sum()} run(s) failed ({', '.join(group.loc[~void, 'run_key'])})"] if (~void).any() else []
+    for cause, runs in group[void].groupby(CAUSE, sort=True):
+        parts.append(f"{len(runs)} run(s) void, {cause} ({', '.join(runs['run_key'])})")
+    return "; ".join(parts)
+
+
+def _levels_read_rows(claim: dict, rows: pd.DataFrame, fixed: dict | None = None) -> pd.DataFrame:
+    """The rows (of any table with the context columns) at the claim's `where` labels and `fixed` reading levels,
+    of the levels its kind compares (levels_read)."""
     rows = claim_levels(claim, rows, fixed)
     read = levels_read(claim)
     if read is not None and not rows.empty:
         rows = rows[label_column(rows[claim["axis"]]).isin(read)]
+    return rows
+
+
+def cell_groups(claim: dict, rows: pd.DataFrame, axes: list[str], fixed: dict | None = None) -> dict[str, pd.DataFrame]:
+    """A claim's cells as `evaluate` forms them: cell label -> the rows (of any table with the context columns) of
+    the levels its kind compares (levels_read), at its `where` labels and `fixed` reading levels."""
+    rows = _levels_read_rows(claim, rows, fixed)
     return {label: group for _, label, group in _cells(claim, rows, axes, fixed)}
 
 
@@ -325,6 +366,7 @@ def judge_all(
     `fixed_by_experiment`: experiment -> the reading levels its claims are judged at (default: the baseline of each
     axis choice); `judging`: claim -> how its cells are judged (verdicts.seeding; default: 95 %, every row)."""
     verdicts = []
+    measured = preconditions.apply(doc, measured)
     for claim in doc["claims"]:
         exp = claim["experiment"]
         tables = measured.get(exp)

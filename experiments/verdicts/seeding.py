@@ -42,6 +42,7 @@ from experiments.common.files import canonical_json, write_atomic
 from experiments.config.axes import axes_of, label_text
 from experiments.config.readings import reading_axes
 from experiments.store.tables import load_measured
+from experiments.verdicts import preconditions
 from experiments.verdicts.claims import Judging, cell_groups, judge
 from experiments.verdicts.stats import CONFIDENCE
 
@@ -204,7 +205,7 @@ def undecided(docs: list[dict], results: str | Path, rounds: SeedRounds) -> list
     found = []
     for rank, doc in enumerate(docs):
         paper = doc["paper"]
-        measured = load_measured(doc, results, seed_rounds=rounds.tables(paper))
+        measured = preconditions.apply(doc, load_measured(doc, results, seed_rounds=rounds.tables(paper)))
         how = rounds.judging(doc)
         for index, claim in enumerate(doc["claims"]):
             exp, tables = claim["experiment"], measured.get(claim["experiment"])

@@ -28,6 +28,7 @@ from experiments.config.readings import (
     run_readings,
 )
 from experiments.store.tables import Measured
+from experiments.verdicts import preconditions
 from experiments.verdicts.claims import ClaimVerdict, Judging, claim_metrics, combine, evaluate
 from experiments.verdicts.verdict import missing
 
@@ -112,6 +113,9 @@ def table(
     REPORT.md); the readings judge the starting seeds at the same confidence; `only_null`: the baseline and the
     null readings alone."""
     rows = []
+    # the runs a precondition voids, under the baseline and each reading alike
+    baseline = preconditions.apply(doc, baseline)
+    by_reading = {label: preconditions.apply(doc, measured) for label, measured in by_reading.items()}
     readings_of: dict[str, list] = {}  # an experiment's readings, the same for each of its claims: found once
     for claim in doc["claims"]:
         if claim.get("class", "reproduction") not in JUDGED_CLASSES:
