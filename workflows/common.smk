@@ -12,8 +12,12 @@ from experiments.store import layout
 from experiments.store import folder as results_folder
 from experiments.store import lock as results_lock
 from experiments.store.records import damaged_runs
-from experiments.workflow import digests, jobs, stamps, targets, worker
+from experiments.workflow import digests, jobs, scheduler, stamps, targets, worker
 from experiments.workflow.plan_cache import cached_plan
+
+# Snakemake's scheduler wakes once per pass and span, not once per finished job and span
+# (experiments/workflow/scheduler.py says why: a third of a core in big sweeps).
+scheduler.one_pending_reevaluation()
 
 # A bad experiment file: one line naming the file and key, as `validate` gives, not the
 # stack Snakemake prints for an exception in a Snakefile.
