@@ -1,7 +1,7 @@
 """Batch jobs' work in worker processes (experiments/workflow/worker.py): events come back in order, stray output
 does not corrupt them, an idle worker takes the next job, a failure names its cause, a worker dies with its
-parent, a job that comes after a Ctrl-C ended its idle worker stops instead of starting a new one, a simulate job's lines still carry the whole sweep's count, and its runs' metrics are filed for the
-aggregation."""
+parent, a job that comes after a Ctrl-C ended its idle worker stops instead of starting a new one, a simulate
+job's lines still carry the whole sweep's count, and its runs' metrics are filed for the aggregation."""
 
 from __future__ import annotations
 
