@@ -161,15 +161,20 @@ def _check_alternatives(doc: dict, choice: dict, where: str, path: Path) -> None
 
 
 def _check_cells_where(cells: dict, experiments: dict, targets: list[str], at: str, path: Path) -> None:
-    """A choice's or a case's `where` names axes of every experiment it changes, and labels that are a level of
-    their axis in at least one of them: a cell without it keeps the baseline's run."""
+    """A choice's or a case's `where` names axes of the experiments it changes, each an axis of at least one of them
+    (an experiment without it is not narrowed by it: config.readings.in_cells), and labels that are a level of their
+    axis in at least one of them: a cell without it keeps the baseline's run."""
     known: dict[str, list] = {}
     for name in targets:
         axes = axes_of(experiments[name])
-        _check_where({axis: [] for axis in cells}, axes, name, at, path)
         for axis in cells:
-            seen = {label_text(x) for x in known.setdefault(axis, [])}
-            known[axis].extend(x for x in level_labels(axes[axis]) if label_text(x) not in seen)
+            if axis in axes:
+                seen = {label_text(x) for x in known.setdefault(axis, [])}
+                known[axis].extend(x for x in level_labels(axes[axis]) if label_text(x) not in seen)
+    for axis in cells:
+        if axis not in known:
+            axes = sorted({a for name in targets for a in axes_of(experiments[name])})
+            raise ConfigError(f"{path}: {at}: '{axis}' is not an axis of {', '.join(targets)}; axes: {', '.join(axes)}")
     _check_where(cells, {a: {"levels": x} for a, x in known.items()}, ", ".join(targets), at, path)
 
 

@@ -75,10 +75,12 @@ class Reading:
 
 
 def in_cells(where: dict, labels: dict) -> bool:
-    """Whether a cell's labels match a `where` ({axis: label or [labels]}); labels compare as their label_text."""
+    """Whether a cell's labels match a `where` ({axis: label or [labels]}); labels compare as their label_text. An
+    axis the cell's experiment lacks does not narrow (one choice's where may name the axes of each experiment it
+    changes: N for a sweep over N, only the scheme for runs at one N)."""
     for axis, wanted in where.items():
         allowed = {label_text(w) for w in wanted} if isinstance(wanted, list) else {label_text(wanted)}
-        if axis not in labels or label_text(labels[axis]) not in allowed:
+        if axis in labels and label_text(labels[axis]) not in allowed:
             return False
     return True
 

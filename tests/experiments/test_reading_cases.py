@@ -196,6 +196,31 @@ def test_a_case_s_where_names_levels_of_the_experiments_it_changes(tmp_path):
         load(tmp_path, [choice])
 
 
+def test_a_case_s_where_may_name_an_axis_only_some_of_its_experiments_have(tmp_path):
+    """One question over a sweep and over single runs (Alemu's AVQ* alpha: the flows axis sets it in the sweep, the
+    scheme axis in the runs at one N): a `where` entry on an axis an experiment lacks does not narrow there."""
+    path = write(tmp_path, [])
+    doc = yaml.safe_load(path.read_text())
+    doc["experiments"]["single"] = {**doc["experiments"]["tiny"], "matrix": {"product": {}}}
+    choice = cases_choice({"where": {"load": ["light", "heavy"]}, "set": {LIMIT: 9}}, experiments=["tiny", "single"])
+    doc["choices"] = [choice]
+    path.write_text(yaml.safe_dump(doc))
+    doc = load_mod.load(path)
+    (reading,) = readings.run_readings(doc)
+    for run in expand(doc, path, ["single"], reading):
+        assert run.params["core_queue"]["knobs"]["limit_"] == 9, "no load axis in single: every cell"
+    limits = {
+        r.labels["load"]: r.params["core_queue"]["knobs"].get("limit_") for r in expand(doc, path, ["tiny"], reading)
+    }
+    assert limits == {"light": 9, "heavy": 9, "extreme": None}
+    choice["alternatives"][0]["cases"][0]["where"] = {"speed": 1}
+    doc = yaml.safe_load(path.read_text())
+    doc["choices"] = [choice]
+    path.write_text(yaml.safe_dump(doc))
+    with pytest.raises(ConfigError, match=r"cases\[0\]\.where: 'speed' is not an axis of tiny, single"):
+        load_mod.load(path)
+
+
 def test_two_cases_setting_one_path_in_one_cell_are_refused(tmp_path):
     choice = cases_choice(
         {"where": {"load": "light"}, "set": {MAX: 12}}, {"where": {"load": ["light", "heavy"]}, "set": {MAX: 24}}
