@@ -1,26 +1,23 @@
 """Benchmark (issue 49, target 3): Snakemake's scheduler waking once per span instead of once per finished job.
 
-    .venv/bin/python bench/scheduler_wakeups.py --baseline <commit> [--rounds 2] [--files configs/psand.yaml]
-        [--duration 5] [--markdown docs/PERFORMANCE.md]
+    .venv/bin/python bench/scheduler_wakeups.py [--jobs 1500] [--job-seconds 0.05] [--rounds 2]
+        [--markdown docs/PERFORMANCE.md]
 
-The same sweep, from an empty results folder each time, with two versions of the code: *baseline*, a git worktree of
-`--baseline` (a commit without experiments/workflow/scheduler.py: the pinned Snakemake's scheduler arms a timer at
-the end of every pass, so each finished job adds a chain of wake-ups), and *current*, this working tree (one
-pending wake-up). Both use this tree's ns binary and virtualenv: the runs are the same. The sweep is the smoke
-profile's (one seed per cell) of `--files`, each run `--duration` simulated seconds, target `reproduce-all`, all
-cores: short runs, so that jobs finish often and many wait, as in a large sweep.
-
-Measured per invocation (bench/job_process.py's `sweep`): wall time, CPU of Snakemake's own process (getrusage
-RUSAGE_SELF at its exit: its scheduler), CPU of everything it waited for. Rounds alternate the order of the sides;
-medians.
+A workflow of its own that holds nothing but the scheduler's work: `--jobs` independent jobs, each a `run:` body
+that sleeps `--job-seconds` (as a batch job waits on its worker) with two inputs (as a batch job has the ns binary
+and its manifest), all cores, Snakemake's process threads as the default profile sets (force-use-threads). Two
+sides in the same run, alternating: *stock*, the pinned Snakemake as shipped (a timer armed at the end of every
+scheduling pass, so each finished job adds a chain of wake-ups once a second for as long as jobs wait); *one
+wake-up*, the same workflow calling experiments/workflow/scheduler.one_pending_reevaluation() first, as
+workflows/common.smk does. Measured: wall time and the CPU of Snakemake's process (os.wait4), whose every second
+beyond the jobs' own is the scheduler's.
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
+import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -28,71 +25,91 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
-from job_process import sweep, worktree  # noqa: E402
-from perfdoc import publish  # noqa: E402
+from perfdoc import publish, run_child  # noqa: E402
 
 MARK_BEGIN, MARK_END = "<!-- scheduler-wakeups:begin -->", "<!-- scheduler-wakeups:end -->"
+SIDES = {
+    "stock": "",
+    "one wake-up": "from experiments.workflow import scheduler\nscheduler.one_pending_reevaluation()\n",
+}
+
+SNAKEFILE = """import time
+{patch}
+
+rule all:
+    input:
+        expand("done/{{i}}", i=range({jobs})),
+
+
+rule job:
+    input:
+        "tool",
+        "manifest",
+    output:
+        "done/{{i}}",
+    run:
+        time.sleep({seconds})
+        open(output[0], "w").close()
+"""
+
+
+def side(patch: str, folder: Path, args: argparse.Namespace) -> dict:
+    """Wall and CPU seconds of one invocation of the workflow in `folder`."""
+    folder.mkdir()
+    (folder / "Snakefile").write_text(SNAKEFILE.format(patch=patch, jobs=args.jobs, seconds=args.job_seconds))
+    for name in ("tool", "manifest"):  # a batch job's two inputs (the ns binary, its manifest)
+        (folder / name).write_text(name)
+    command = [str(REPO / ".venv" / "bin" / "snakemake"), "--cores", "all", "--force-use-threads", "--quiet"]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    child = run_child(command, cwd=folder, env=env)
+    if child.returncode:
+        raise SystemExit(f"the workflow failed in {folder}:\n{child.stderr[-2000:]}")
+    return {"wall": child.wall, "cpu": child.cpu}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--baseline", required=True, help="a commit before experiments/workflow/scheduler.py")
+    parser.add_argument("--jobs", type=int, default=1500)
+    parser.add_argument("--job-seconds", type=float, default=0.05)
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--files", nargs="+", default=["configs/psand.yaml"])
-    parser.add_argument("--duration", type=float, default=5.0)
     parser.add_argument("--markdown", type=Path)
     args = parser.parse_args()
-    times: dict[str, list[dict]] = {"baseline": [], "current": []}
-    with tempfile.TemporaryDirectory(prefix="scheduler-wakeups-") as scratch_dir:
-        scratch = Path(scratch_dir)
-        made = worktree(args.baseline, scratch / "baseline")
-        trees = {"baseline": made, "current": REPO}
-        try:
-            for r in range(args.rounds):
-                for side in list(times) if r % 2 == 0 else list(times)[::-1]:
-                    results = scratch / f"results-{side}-{r}"
-                    times[side].append(sweep(trees[side], results, args))
-                    shutil.rmtree(results)
-                    t = times[side][-1]
-                    print(f"round {r + 1} {side}: {t['wall']:.1f} s wall, own CPU {t['own']:.1f} s", flush=True)
-        finally:
-            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(made)])
+    times: dict[str, list[dict]] = {name: [] for name in SIDES}
+    with tempfile.TemporaryDirectory(prefix="scheduler-wakeups-") as scratch:
+        for r in range(args.rounds):
+            for name in list(SIDES) if r % 2 == 0 else list(SIDES)[::-1]:
+                times[name].append(side(SIDES[name], Path(scratch) / f"{r}-{name.replace(' ', '_')}", args))
+                t = times[name][-1]
+                print(f"round {r + 1} {name}: {t['wall']:.1f} s wall, {t['cpu']:.1f} s CPU", flush=True)
     publish(markdown(times, args), args.markdown, MARK_BEGIN, MARK_END)
     return 0
 
 
 def markdown(times: dict[str, list[dict]], args: argparse.Namespace) -> str:
-    med = {
-        side: {k: statistics.median(t[k] for t in ts) for k in ("wall", "own", "children")}
-        for side, ts in times.items()
-    }
-    rows = [
-        f"| {side} | {m['wall']:.1f} | {m['own']:.1f} | {m['children']:.1f} | {m['own'] / m['wall']:.2f} |"
-        for side, m in med.items()
-    ]
+    med = {name: {k: statistics.median(t[k] for t in ts) for k in ("wall", "cpu")} for name, ts in times.items()}
+    rows = [f"| {name} | {m['wall']:.1f} | {m['cpu']:.1f} | {m['cpu'] / m['wall']:.2f} |" for name, m in med.items()]
     command = (
-        f"`.venv/bin/python bench/scheduler_wakeups.py --baseline {args.baseline} --rounds {args.rounds} "
-        f"--files {' '.join(args.files)} --duration {args.duration:g} --markdown docs/PERFORMANCE.md`"
+        f"`.venv/bin/python bench/scheduler_wakeups.py --jobs {args.jobs} --job-seconds {args.job_seconds:g} "
+        f"--rounds {args.rounds} --markdown docs/PERFORMANCE.md`"
     )
-    base, cur = med["baseline"], med["current"]
+    stock, patched = med["stock"], med["one wake-up"]
     return "\n".join(
         [
             MARK_BEGIN,
             "## Snakemake's scheduler: one pending wake-up",
             "",
-            f"Command: {command}. `reproduce-all` of the smoke profile's sweep of the files named (one seed per cell, "
-            f"{args.duration:g} simulated seconds per run) from an empty results folder, all cores; *baseline*: a "
-            "checkout of the commit named, with the pinned Snakemake's scheduler as shipped (a timer armed at the end "
-            "of every pass: each finished job adds a chain of wake-ups once a second); *current*: this tree "
-            "(experiments/workflow/scheduler.py: one pending wake-up). Same ns binary, same runs. Seconds, medians "
-            "of the rounds, sides alternating.",
+            f"Command: {command}. A workflow of {args.jobs} independent jobs, each a `run:` body sleeping "
+            f"{args.job_seconds:g} s, all cores, threads as the default profile sets; *stock*: the pinned Snakemake "
+            "as shipped (each finished job adds a chain of wake-ups once a second); *one wake-up*: the same, with "
+            "experiments/workflow/scheduler.py's patch, as workflows/common.smk applies it. Seconds, medians of the "
+            "rounds, sides alternating.",
             "",
-            "| side | wall | CPU of Snakemake's process | CPU of its children | Snakemake's cores (CPU / wall) |",
-            "|---|---|---|---|---|",
+            "| side | wall | CPU of Snakemake's process | cores (CPU / wall) |",
+            "|---|---|---|---|",
             *rows,
             "",
-            f"CPU of Snakemake's process, current / baseline: **{cur['own'] / base['own']:.2f}**; wall time current "
-            f"/ baseline: {cur['wall'] / base['wall']:.2f}.",
+            f"CPU of Snakemake's process, one wake-up / stock: **{patched['cpu'] / stock['cpu']:.2f}**; wall time "
+            f"one wake-up / stock: {patched['wall'] / stock['wall']:.2f}.",
             MARK_END,
         ]
     )
