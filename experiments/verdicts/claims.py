@@ -49,7 +49,8 @@ for the number of values (scipy), whatever it is.
 A claim with no runs behind it is `missing`, never a pass. A claim a run of which failed
 (ns or its parser; the run is left out of every table) is `incomplete`, never a pass:
 its note gives the verdict of the runs that finished and the failed keys, and the
-report lists the failed runs with their rerun commands.
+report lists the failed runs with their rerun commands. A run a file's precondition voids (a
+bottleneck that went dead) counts as lost in the same way (verdicts.preconditions).
 
 Values that are missing (NaN: a run that did not measure the metric) are dropped
 before anything is computed: a level's n counts its measured values only. A level
@@ -149,8 +150,10 @@ def evaluate(
     """The claim's cell verdicts, one per combination of the labels of its free axes (one `missing` if no run).
 
     `fixed` maps reading axes to the level the claim is judged at (config.readings.reading_axes). A cell that
-    lacks a run which failed (a row of `failed`, the experiment's failed runs with their context columns) is
-    `incomplete`, whatever its finished runs show: its note gives that verdict and the failed keys. `judging`: the
+    lacks a run which failed (a row of `failed`, the experiment's failed runs with their context columns), at a
+    level the claim reads, is `incomplete`, whatever its finished runs show: its note gives that verdict and the
+    failed keys. A row of `failed` with a CAUSE is a run a precondition voids (verdicts.preconditions): it leaves
+    the claim's values and makes its cell incomplete alike, except for the precondition's own claim. `judging`: the
     confidence and the seeds of each cell (default: 95 %, every row)."""
     judging = judging or Judging()
     rule, _, over = claim.get("combine", "all").partition(":")
