@@ -194,6 +194,9 @@ WAYS: dict[str, Substituted | InCi | Unavailable] = {
 
 
 BENCH = "its smallest options"
+SCHEDULER_WAKEUPS_SMALL = (
+    ".venv/bin/python bench/scheduler_wakeups.py --jobs 20 --job-seconds 0.01 --rounds 1 --markdown docs/PERFORMANCE.md"
+)
 RUN_COST_SMALL = (
     ".venv/bin/python bench/run_cost.py --max-duration 2 --repeats 1 --papers koo_aqm --markdown docs/PERFORMANCE.md"
 )
@@ -286,6 +289,9 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
     ),
     ".venv/bin/python bench/slurm_share.py --markdown docs/PERFORMANCE.md": Substituted(
         SLURM_SHARE_SMALL, f"{BENCH}: the minimal test file's two runs, its plan counted", ("slurm",)
+    ),
+    ".venv/bin/python bench/scheduler_wakeups.py --markdown docs/PERFORMANCE.md": Substituted(
+        SCHEDULER_WAKEUPS_SMALL, f"{BENCH}: 20 jobs"
     ),
     ".venv/bin/python bench/run_setup.py --baseline 806b2f2 --markdown docs/PERFORMANCE.md": RUN_SETUP_SMALL,
     ".venv/bin/python bench/run_setup.py --baseline 160e0b3 --max-duration 20 --repeats 3 "
