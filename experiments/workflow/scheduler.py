@@ -5,9 +5,9 @@ ready jobs by starting a `threading.Timer` that wakes it again after the `--max-
 100 per 1 s), whether or not a wake-up is already pending. A job that finishes wakes it too, and that pass starts a
 timer of its own: each finished job adds one more timer chain that re-arms itself every second for as long as jobs
 are waiting. In a sweep of thousands of batch jobs the main process then runs pass after pass, each one statting
-the inputs of every ready job and starting a thread, and it took about a third of a core in the five-paper
-`sensitivity-all` (py-spy: half its samples in `_schedule_reevalutation` and `update_input_sizes`); upstream's
-"Snakemake very slow on large workflow" (snakemake/snakemake#2354) reads the same.
+the inputs of every ready job and starting a thread: in the five-paper `sensitivity-all`, py-spy found half of
+its samples in `_schedule_reevalutation` and `update_input_sizes` (bench/scheduler_wakeups.py measures the cost);
+upstream's "Snakemake very slow on large workflow" (snakemake/snakemake#2354) reads the same.
 
 `one_pending_reevaluation` replaces that method with one that starts a timer only when none is pending. The
 scheduler still looks again within the span after every pass (the rate limit it serves is kept), and at once when a
