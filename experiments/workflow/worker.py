@@ -166,6 +166,10 @@ def _exit_when_orphaned(parent: int) -> None:
 
 
 def main() -> None:
+    # A Ctrl-C ends the job even where SIGINT came ignored (a sweep started in the background by a non-interactive
+    # shell, which ignores it for its children): Snakemake's process handles it whatever it inherited
+    # (watch_interrupts), and its workers must stop with it.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     parent = int(sys.argv[1])
     threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
     events = os.fdopen(os.dup(1), "w", buffering=1)
