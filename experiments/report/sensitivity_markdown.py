@@ -61,12 +61,13 @@ def row_lines(rows: pd.DataFrame, shown: int = 5) -> list[str]:
     return lines
 
 
-def void_lines(doc: dict, baseline: dict[str, Measured], by_reading: dict[str, dict[str, Measured]]) -> list[str]:
-    """Markdown: per run reading (the baseline first), the runs its preconditions void, by experiment and cause."""
+def void_lines(baseline: dict[str, Measured], by_reading: dict[str, dict[str, Measured]]) -> list[str]:
+    """Markdown: per run reading (the baseline first), the runs its preconditions void, by experiment and cause
+    (`baseline`, `by_reading`: as verdicts.preconditions.apply returns them)."""
     lines = []
     for label, measured in {BASELINE: baseline, **by_reading}.items():
         counts = []
-        for exp, tables in preconditions.apply(doc, measured).items():
+        for exp, tables in measured.items():
             lost = tables.failed
             if CAUSE in lost and lost[CAUSE].notna().any():
                 by_cause = lost[CAUSE].dropna().str.partition(":")[0].value_counts().sort_index()
@@ -222,9 +223,12 @@ def write(
     for doc in docs:
         by_reading = {label: load_measured(doc, results, label) for label in run_readings.get(doc["paper"], {})}
         baseline = load_measured(doc, results, seed_rounds=rounds.tables(doc["paper"]))
+        # the runs a precondition voids, found once for the table and the list of them
+        baseline = preconditions.apply(doc, baseline)
+        by_reading = {label: preconditions.apply(doc, measured) for label, measured in by_reading.items()}
         rows = table(doc, baseline, by_reading, rounds.judging(doc), only_null)
         frames.append(rows)
-        body += paper_markdown(doc, rows, void_lines(doc, baseline, by_reading))
+        body += paper_markdown(doc, rows, void_lines(baseline, by_reading))
     head = [
         "# Sensitivity of the verdicts to the open choices",
         "",

@@ -40,6 +40,7 @@ class Measured:
 
     metrics: pd.DataFrame
     failed: pd.DataFrame = field(default_factory=no_failed_runs)
+    voided: bool = False  # verdicts.preconditions has looked: its void runs are among `failed`
 
 
 def read_failed(

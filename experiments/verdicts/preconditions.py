@@ -25,32 +25,27 @@ def void_runs(claims: list[dict], metrics: pd.DataFrame) -> pd.DataFrame:
     found = []
     for claim in claims:
         rows = metrics[(metrics["metric"] == claim["metric"]) & (metrics["scope"] == "all")]
-        beyond = rows["value"] > claim["drift_threshold"]
-        if claim["bound"] == "above":
-            beyond = rows["value"] < claim["drift_threshold"]
-        for _, run in rows[beyond].iterrows():
-            found.append(
-                {
-                    **run[context].to_dict(),
-                    CAUSE: f"{claim[MARK]}: {claim['metric']} {run['value']:.4g} "
-                    f"{'>' if claim['bound'] == 'below' else '<'} {claim['drift_threshold']:g}",
-                }
-            )
+        limit, below = claim["drift_threshold"], claim["bound"] == "below"
+        beyond = rows[rows["value"] > limit if below else rows["value"] < limit]
+        sign = ">" if below else "<"
+        cause = [f"{claim[MARK]}: {claim['metric']} {v:.4g} {sign} {limit:g}" for v in beyond["value"]]
+        found.append(beyond[context].assign(**{CAUSE: cause}))
     if not found:
         return pd.DataFrame(columns=[*context, CAUSE])
-    return pd.DataFrame(found).drop_duplicates(subset="run_key", keep="first")
+    return pd.concat(found, ignore_index=True).drop_duplicates(subset="run_key", keep="first")
 
 
 def apply(doc: dict, measured: dict[str, Measured]) -> dict[str, Measured]:
-    """Each experiment's metrics and lost runs, its void runs among the lost (with their cause)."""
+    """Each experiment's metrics and lost runs, its void runs among the lost (with their cause); tables it has
+    already looked at pass as they are, so each verdict stage may call it on what it is given."""
     out = {}
     for exp, tables in measured.items():
         claims = [c for c in doc.get("claims", []) if c.get(MARK) and c["experiment"] == exp]
-        void = void_runs(claims, tables.metrics) if claims else pd.DataFrame()
+        void = void_runs(claims, tables.metrics) if claims and not tables.voided else pd.DataFrame()
         if void.empty:
-            out[exp] = tables
+            out[exp] = replace(tables, voided=True)
             continue
         void = void[~void["run_key"].isin(tables.failed["run_key"])]
         failed = pd.concat([tables.failed, void], ignore_index=True) if not tables.failed.empty else void
-        out[exp] = replace(tables, failed=failed)
+        out[exp] = replace(tables, failed=failed, voided=True)
     return out

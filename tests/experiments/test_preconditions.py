@@ -123,7 +123,15 @@ def test_a_failed_run_at_a_level_the_claim_does_not_compare_leaves_it_alone():
 
 def test_sensitivity_md_names_the_runs_each_reading_voids():
     alive = {("AVQ", 1): 0.5, ("AVQ", 2): 0.6, ("RED", 1): 0.3, ("RED", 2): 0.4}
-    lines = void_lines(DOC, {"e": measured(alive)}, {"alpha=locks": {"e": measured(DEAD_AVQ)}})
+    baseline = apply(DOC, {"e": measured(alive)})
+    lines = void_lines(baseline, {"alpha=locks": apply(DOC, {"e": measured(DEAD_AVQ)})})
     assert lines[0].startswith("**Runs void by a precondition**")
     assert lines[2:] == ["- alpha=locks: 1 of e (busy)", ""], "the baseline voids nothing and is not listed"
-    assert void_lines(DOC, {"e": measured(alive)}, {}) == []
+    assert void_lines(baseline, {}) == []
+
+
+def test_applying_twice_voids_each_run_once():
+    once = apply(DOC, {"e": measured(DEAD_AVQ)})
+    twice = apply(DOC, once)
+    assert len(once["e"].failed) == 1 and twice["e"].failed.equals(once["e"].failed)
+    assert twice["e"].voided
