@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -25,7 +24,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
-from perfdoc import publish, run_child  # noqa: E402
+from perfdoc import medians, publish, run_child  # noqa: E402
 
 # one section for a new results folder, one for a folder given with --results
 MARKS = {
@@ -58,10 +57,7 @@ def main() -> int:
             for side in sides:
                 sides[side].append(timed(Path(cache), results))
                 print(f"round {r + 1}: {side} {sides[side][-1]['wall']:.2f} s wall", flush=True)
-    medians = {
-        side: {k: statistics.median(t[k] for t in times) for k in ("wall", "cpu")} for side, times in sides.items()
-    }
-    section = markdown(medians, args)
+    section = markdown(medians(sides), args)
     publish(section, args.markdown, *MARKS[args.results is not None])
     return 0
 

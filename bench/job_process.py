@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,7 +29,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
-from perfdoc import process_recorder, publish, recorded_processes  # noqa: E402
+from perfdoc import alternating, medians, process_recorder, publish, recorded_processes  # noqa: E402
 
 MARK_BEGIN, MARK_END = "<!-- job-process:begin -->", "<!-- job-process:end -->"
 
@@ -84,13 +83,12 @@ def main() -> int:
         made = worktree(args.baseline, scratch / "baseline") if args.baseline else None
         trees = {"baseline": made or args.baseline_tree.resolve(), "current": REPO}
         try:
-            for r in range(args.rounds):
-                for side in list(times) if r % 2 == 0 else list(times)[::-1]:
-                    results = scratch / f"results-{side}-{r}"
-                    times[side].append(sweep(trees[side], results, args))
-                    shutil.rmtree(results)
-                    t = times[side][-1]
-                    print(f"round {r + 1} {side}: {t['wall']:.1f} s wall, own CPU {t['own']:.1f} s", flush=True)
+            for r, side in alternating(times, args.rounds):
+                results = scratch / f"results-{side}-{r}"
+                times[side].append(sweep(trees[side], results, args))
+                shutil.rmtree(results)
+                t = times[side][-1]
+                print(f"round {r + 1} {side}: {t['wall']:.1f} s wall, own CPU {t['own']:.1f} s", flush=True)
         finally:
             if made:
                 subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(made)])
@@ -100,10 +98,7 @@ def main() -> int:
 
 
 def markdown(times: dict[str, list[dict]], args: argparse.Namespace) -> str:
-    med = {
-        side: {k: statistics.median(t[k] for t in ts) for k in ("wall", "own", "children")}
-        for side, ts in times.items()
-    }
+    med = medians(times)
     rows = [
         f"| {side} | {m['wall']:.1f} | {m['own']:.1f} | {m['children']:.1f} | "
         f"{m['own'] / (m['own'] + m['children']):.1%} | {m['own'] / m['wall']:.2f} |"

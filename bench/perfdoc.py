@@ -1,13 +1,16 @@
 """docs/PERFORMANCE.md is shared by the benchmarks: each rewrites only its own marked section; a child's CPU time,
-which they measure; and the CPU of every Python process a command starts, where a child's total is not enough."""
+which they measure; the CPU of every Python process a command starts, where a child's total is not enough; and the
+order paired sides are measured in, with their medians."""
 
 from __future__ import annotations
 
 import json
 import os
+import statistics
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +35,20 @@ def publish(section: str, markdown: Path | None, begin: str, end: str) -> None:
     print(section)
     if markdown:
         write_section(markdown, section, begin, end)
+
+
+def alternating(sides: Iterable[str], rounds: int) -> Iterator[tuple[int, str]]:
+    """(round, side) in the order a paired benchmark measures them: each side once a round, the order reversed
+    every other round, so a drift over the run (a neighbour's load, a cache warming) falls on every side alike."""
+    sides = list(sides)
+    for r in range(rounds):
+        for side in sides if r % 2 == 0 else sides[::-1]:
+            yield r, side
+
+
+def medians(samples: dict[str, list[dict[str, float]]]) -> dict[str, dict[str, float]]:
+    """side -> each measure's median over the rounds; `samples`: side -> one dict of measures per round."""
+    return {side: {k: statistics.median(s[k] for s in runs) for k in runs[0]} for side, runs in samples.items()}
 
 
 @dataclass(frozen=True)

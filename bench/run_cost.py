@@ -26,7 +26,6 @@ import argparse
 import copy
 import json
 import shutil
-import statistics
 import sys
 import tempfile
 import time
@@ -36,7 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO))
 
-from perfdoc import publish, run_child  # noqa: E402
+from perfdoc import alternating, medians, publish, run_child  # noqa: E402
 from run_disk import last_flow_event, shortened  # noqa: E402
 
 import parsers  # noqa: E402
@@ -116,17 +115,15 @@ def measure(ns: Path, params: dict, exp: dict, repeats: int, scratch: Path) -> d
     warmup, analysis = float(exp.get("warmup", 0)), analysis_settings(exp)
     rounds: dict[str, list] = {side: [] for side in sides}
     tables = {}
-    for r in range(repeats):
-        order = list(sides) if r % 2 == 0 else list(reversed(sides))
-        for side in order:
-            directory = scratch / side
-            if side == "bare":
-                rounds[side].append({"total": ns_cpu(ns, sides[side], directory)})
-            else:
-                cost, tables[side] = pipeline_cpu(ns, sides[side], directory, warmup, analysis)
-                rounds[side].append(cost)
-            shutil.rmtree(directory, ignore_errors=True)
-    out = {side: {k: statistics.median(c[k] for c in costs) for k in costs[0]} for side, costs in rounds.items()}
+    for _, side in alternating(sides, repeats):
+        directory = scratch / side
+        if side == "bare":
+            rounds[side].append({"total": ns_cpu(ns, sides[side], directory)})
+        else:
+            cost, tables[side] = pipeline_cpu(ns, sides[side], directory, warmup, analysis)
+            rounds[side].append(cost)
+        shutil.rmtree(directory, ignore_errors=True)
+    out = medians(rounds)
     out.setdefault("bare", {"total": out["run"]["ns"]})
     # the packet log must give the text trace's metrics: every metric and series value, exactly
     out["same"] = same_tables(tables["run"], tables["text"]) if "text" in tables else None

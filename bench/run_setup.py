@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO))
 
-from perfdoc import publish  # noqa: E402
+from perfdoc import alternating, publish  # noqa: E402
 from run_cost import first_run_params, ns_cpu  # noqa: E402
 
 from experiments.config.load import load  # noqa: E402
@@ -75,18 +75,17 @@ def measure(sides: dict[str, tuple[Path, Path]], params: dict, repeats: int, scr
     cpu: dict[str, list[float]] = {side: [] for side in sides}
     differing: set[str] = set()
     one_side: set[str] = set()
-    for r in range(repeats):
-        order = list(sides) if r % 2 == 0 else list(reversed(sides))
-        for side in order:
-            ns, driver = sides[side]
-            try:
-                cpu[side].append(ns_cpu(ns, params, scratch / side, driver))
-            except SystemExit as failed:
-                if side != "baseline":
-                    raise
-                return {"unrunnable": str(failed).splitlines()[-1][:200]}
-        changed, only = compare(outputs(scratch / "baseline"), outputs(scratch / "current"))
-        differing, one_side = differing | changed, one_side | only
+    for _, side in alternating(sides, repeats):
+        ns, driver = sides[side]
+        try:
+            cpu[side].append(ns_cpu(ns, params, scratch / side, driver))
+        except SystemExit as failed:
+            if side != "baseline":
+                raise
+            return {"unrunnable": str(failed).splitlines()[-1][:200]}
+        if len(cpu["baseline"]) == len(cpu["current"]):  # a round's two sides done: compare their outputs
+            changed, only = compare(outputs(scratch / "baseline"), outputs(scratch / "current"))
+            differing, one_side = differing | changed, one_side | only
     medians = {side: statistics.median(values) for side, values in cpu.items()}
     return medians | {"same": not differing, "differing": sorted(differing), "one_side": sorted(one_side)}
 

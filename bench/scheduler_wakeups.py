@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -25,7 +24,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
-from perfdoc import publish, run_child  # noqa: E402
+from perfdoc import alternating, medians, publish, run_child  # noqa: E402
 
 MARK_BEGIN, MARK_END = "<!-- scheduler-wakeups:begin -->", "<!-- scheduler-wakeups:end -->"
 SIDES = {
@@ -76,17 +75,16 @@ def main() -> int:
     args = parser.parse_args()
     times: dict[str, list[dict]] = {name: [] for name in SIDES}
     with tempfile.TemporaryDirectory(prefix="scheduler-wakeups-") as scratch:
-        for r in range(args.rounds):
-            for name in list(SIDES) if r % 2 == 0 else list(SIDES)[::-1]:
-                times[name].append(side(SIDES[name], Path(scratch) / f"{r}-{name.replace(' ', '_')}", args))
-                t = times[name][-1]
-                print(f"round {r + 1} {name}: {t['wall']:.1f} s wall, {t['cpu']:.1f} s CPU", flush=True)
+        for r, name in alternating(SIDES, args.rounds):
+            times[name].append(side(SIDES[name], Path(scratch) / f"{r}-{name.replace(' ', '_')}", args))
+            t = times[name][-1]
+            print(f"round {r + 1} {name}: {t['wall']:.1f} s wall, {t['cpu']:.1f} s CPU", flush=True)
     publish(markdown(times, args), args.markdown, MARK_BEGIN, MARK_END)
     return 0
 
 
 def markdown(times: dict[str, list[dict]], args: argparse.Namespace) -> str:
-    med = {name: {k: statistics.median(t[k] for t in ts) for k in ("wall", "cpu")} for name, ts in times.items()}
+    med = medians(times)
     rows = [f"| {name} | {m['wall']:.1f} | {m['cpu']:.1f} | {m['cpu'] / m['wall']:.2f} |" for name, m in med.items()]
     command = (
         f"`.venv/bin/python bench/scheduler_wakeups.py --jobs {args.jobs} --job-seconds {args.job_seconds:g} "
