@@ -302,6 +302,11 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
     ".venv/bin/python bench/packet_headers.py --max-duration 5 --readings --jobs 2 "
     "--markdown docs/PERFORMANCE.md": PACKET_HEADERS_SMALL,
     ".venv/bin/python bench/seeding_rounds.py --markdown docs/PERFORMANCE.md": SEEDING_ROUNDS_SMALL,
+    ".venv/bin/python bench/sweep_cost.py --results results --markdown docs/PERFORMANCE.md": Substituted(
+        ".venv/bin/snakemake --profile profiles/smoke --config experiment_files=my_sweep.yaml -- reproduce-all "
+        "&& .venv/bin/python bench/sweep_cost.py --results results-smoke",
+        f"on the README's sweep on the smoke profile (results-smoke/), printed only, {SWEEP}",
+    ),
     ".venv/bin/python bench/seeding_rounds.py --sweep /work/full5/results --markdown docs/PERFORMANCE.md": (
         SEEDING_ROUNDS_SMALL
     ),

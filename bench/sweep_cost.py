@@ -1,0 +1,139 @@
+"""Benchmark (issue 49, target 4): what a results folder's runs cost, read from the folder itself.
+
+    .venv/bin/python bench/sweep_cost.py --results results [--markdown docs/PERFORMANCE.md]
+
+A sweep as big as the five papers' `sensitivity-all` outlives a session: it is stopped, resumed by key, paused
+for other work, so no one invocation's /usr/bin/time is its cost. Each run leaves its own times in its directory:
+the run writes params.json first (its start) and files.json last, after ns-2 and its parsing (its end). From those,
+for every run a batch record of the folder names (a run found made, `cached`, counts where it was made):
+
+- *run-hours*: the sum of the runs' durations (start to end), per paper; with as many runs at a time as cores,
+  about the CPU the runs and their parsing took;
+- *busy*: the time in which at least one run was under way (the union of the runs' intervals): the sweep's wall
+  time without its pauses and the gaps between invocations, and without what Snakemake does outside the runs
+  (aggregation, reports), which a line of the section states apart when measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+
+from perfdoc import publish  # noqa: E402
+
+MARK_BEGIN, MARK_END = "<!-- sweep-cost:begin -->", "<!-- sweep-cost:end -->"
+
+
+def run_papers(results: Path) -> dict[str, str]:
+    """run key -> the paper whose batch records name it (every experiment, reading and seeding round)."""
+    papers = {}
+    # <paper>/<experiment>/batches, and under a reading's or a seeding round's folder (store.layout)
+    patterns = ("*/*/batches/*.json", "*/*/readings/*/batches/*.json", "*/*/seeds/*/batches/*.json")
+    for record in (r for pattern in patterns for r in results.glob(pattern)):
+        paper = record.relative_to(results).parts[0]
+        for run in json.loads(record.read_text()).get("runs", []):
+            papers.setdefault(run["key"], paper)
+    return papers
+
+
+def run_interval(directory: Path) -> tuple[float, float] | None:
+    """(start, end) of a run from its files' times, or None for a run that left no complete directory."""
+    try:
+        return directory.joinpath("params.json").stat().st_mtime, directory.joinpath("files.json").stat().st_mtime
+    except FileNotFoundError:
+        return None
+
+
+def busy_seconds(intervals: list[tuple[float, float]]) -> float:
+    """Length of the union of the intervals."""
+    total, end = 0.0, float("-inf")
+    for start, stop in sorted(intervals):
+        if stop <= end:
+            continue
+        total += stop - max(start, end)
+        end = stop
+    return total
+
+
+def measure(results: Path) -> dict:
+    """Per paper: runs, run-seconds, busy seconds, first start and last end; and the same for the whole folder."""
+    by_paper: dict[str, list[tuple[float, float]]] = {}
+    missing = 0
+    for key, paper in run_papers(results).items():
+        interval = run_interval(results / "runs" / key)
+        if interval is None:
+            missing += 1
+            continue
+        by_paper.setdefault(paper, []).append(interval)
+
+    def summary(intervals: list[tuple[float, float]]) -> dict:
+        return {
+            "runs": len(intervals),
+            "run_s": sum(stop - start for start, stop in intervals),
+            "busy_s": busy_seconds(intervals),
+            "first": min(start for start, _ in intervals),
+            "last": max(stop for _, stop in intervals),
+        }
+
+    papers = {paper: summary(intervals) for paper, intervals in sorted(by_paper.items())}
+    everything = [i for intervals in by_paper.values() for i in intervals]
+    return {"papers": papers, "all": summary(everything) if everything else None, "missing": missing}
+
+
+def when(stamp: float) -> str:
+    return datetime.fromtimestamp(stamp, UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def markdown(measured: dict, args: argparse.Namespace) -> str:
+    command = f"`.venv/bin/python bench/sweep_cost.py --results {args.results} --markdown docs/PERFORMANCE.md`"
+    rows = [
+        f"| {paper} | {m['runs']:,} | {m['run_s'] / 3600:.1f} | {m['busy_s'] / 3600:.1f} | "
+        f"{m['run_s'] / m['runs']:.2f} | {when(m['first'])} to {when(m['last'])} |"
+        for paper, m in measured["papers"].items()
+    ]
+    whole = measured["all"]
+    if whole:
+        rows.append(
+            f"| all | {whole['runs']:,} | {whole['run_s'] / 3600:.1f} | {whole['busy_s'] / 3600:.1f} | "
+            f"{whole['run_s'] / whole['runs']:.2f} | {when(whole['first'])} to {when(whole['last'])} |"
+        )
+    lost = f" {measured['missing']:,} runs named by a record left no complete directory." if measured["missing"] else ""
+    return "\n".join(
+        [
+            MARK_BEGIN,
+            f"## A results folder's runs, from the folder: `{args.results}`",
+            "",
+            f"Command: {command}. Every run a batch record of the folder names, counted once, under the paper whose "
+            "records name it: *run-hours*, the sum of each run's time from its start (params.json written) to its "
+            "end (files.json written, after ns-2 and its parsing), about the CPU of the runs when as many run at a "
+            "time as there are cores; *busy hours*, the time in which at least one run was under way (the union of "
+            "their intervals: pauses and the gaps between invocations left out, and Snakemake's own work outside "
+            f"the runs too); *span*, first start to last end (UTC).{lost}",
+            "",
+            "| paper | runs | run-hours | busy hours | seconds per run | span |",
+            "|---|---|---|---|---|---|",
+            *rows,
+            MARK_END,
+        ]
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--results", type=Path, required=True, help="the results folder to read")
+    parser.add_argument("--markdown", type=Path, help="write the results into this file's sweep-cost section")
+    args = parser.parse_args()
+    if not (args.results / "runs").is_dir():
+        raise SystemExit(f"{args.results}: no runs/ folder here (--results takes a results folder)")
+    publish(markdown(measure(args.results), args), args.markdown, MARK_BEGIN, MARK_END)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+"""bench/sweep_cost.py reads a results folder's cost from its runs' own files: each run counted once, under the paper
+whose batch records name it, its duration from params.json to files.json, and the busy time as the union."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+
+from sweep_cost import busy_seconds, measure  # noqa: E402
+
+
+def test_busy_time_is_the_union_of_the_intervals():
+    assert busy_seconds([]) == 0
+    assert busy_seconds([(0, 10), (5, 15), (20, 25), (21, 22)]) == 20
+    assert busy_seconds([(3, 4), (0, 10)]) == 10
+
+
+def run(results: Path, key: str, start: float, end: float, complete: bool = True) -> None:
+    directory = results / "runs" / key
+    directory.mkdir(parents=True)
+    (directory / "params.json").write_text("{}")
+    os.utime(directory / "params.json", (start, start))
+    if complete:
+        (directory / "files.json").write_text("{}")
+        os.utime(directory / "files.json", (end, end))
+
+
+def record(path: Path, keys: list[str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"runs": [{"key": k, "status": "ran"} for k in keys]}))
+
+
+def test_each_run_counts_once_under_its_paper(tmp_path):
+    run(tmp_path, "a", 100, 110)
+    run(tmp_path, "b", 105, 125)
+    run(tmp_path, "c", 200, 203)
+    run(tmp_path, "d", 300, 0, complete=False)
+    record(tmp_path / "p" / "e" / "batches" / "0.json", ["a", "b"])
+    record(tmp_path / "p" / "e" / "readings" / "x=1" / "batches" / "0.json", ["a"])  # a shared cell: once
+    record(tmp_path / "q" / "f" / "seeds" / "round1" / "batches" / "0.json", ["c", "d"])
+    got = measure(tmp_path)
+    assert got["papers"]["p"]["runs"] == 2 and got["papers"]["p"]["run_s"] == 30
+    assert got["papers"]["p"]["busy_s"] == 25
+    assert got["papers"]["q"]["runs"] == 1 and got["papers"]["q"]["run_s"] == 3
+    assert got["missing"] == 1
+    assert got["all"]["runs"] == 3 and got["all"]["busy_s"] == 28
