@@ -1,6 +1,6 @@
 """Benchmark (issue 49, target 4): what a results folder's runs cost, read from the folder itself.
 
-    .venv/bin/python bench/sweep_cost.py --results results [--markdown docs/PERFORMANCE.md]
+    .venv/bin/python bench/sweep_cost.py --results results [--planned] [--markdown docs/PERFORMANCE.md]
 
 A sweep as big as the five papers' `sensitivity-all` outlives a session: it is stopped, resumed by key, paused
 for other work, so no one invocation's /usr/bin/time is its cost. Each run leaves its own times in its directory:
@@ -12,6 +12,10 @@ for every run a batch record of the folder names (a run found made, `cached`, co
 - *busy*: the time in which at least one run was under way (the union of the runs' intervals): the sweep's wall
   time without its pauses and the gaps between invocations, and without what Snakemake does outside the runs
   (aggregation, reports), which a line of the section states apart when measured.
+
+With `--planned` (run from the repository's root, with build/ns2/ns made), also how many distinct runs the default
+profile's `reproduce-all sensitivity-all` plans per paper (every reading's cells; a seeding round's added seeds
+are not planned ahead) and how many of them the folder holds made: what is left of a sweep under way.
 """
 
 from __future__ import annotations
@@ -86,12 +90,31 @@ def measure(results: Path) -> dict:
     return {"papers": papers, "all": summary(everything) if everything else None, "missing": missing}
 
 
+def planned(results: Path, config: dict | None = None) -> dict[str, tuple[int, int]]:
+    """paper -> (distinct runs the default profile plans for reproduce-all and sensitivity-all, how many of them
+    `results` holds made); `config`: workflow settings instead of the default profile's (tests)."""
+    from experiments.planning.profiles import Settings
+    from experiments.simulate.toolchain import Toolchain, key_of
+    from experiments.workflow.plan_cache import cached_plan
+
+    ns = Path("build/ns2/ns")
+    plan = cached_plan(Settings.from_config(config or {}), ns)
+    tools = Toolchain(ns, ns.with_name("manifest.json"), Path("tcl/driver.tcl"))
+    code = tools.code_sha256
+    keys: dict[str, set[str]] = {}
+    for (paper, _, _), runs in plan.expansions.items():
+        keys.setdefault(paper, set()).update(key_of(run, tools, code) for run in runs.runs(0, len(runs)))
+    made = {paper: sum((results / "runs" / key / "files.json").exists() for key in k) for paper, k in keys.items()}
+    return {paper: (len(k), made[paper]) for paper, k in sorted(keys.items())}
+
+
 def when(stamp: float) -> str:
     return datetime.fromtimestamp(stamp, UTC).strftime("%Y-%m-%d %H:%M")
 
 
 def markdown(measured: dict, args: argparse.Namespace) -> str:
-    command = f"`.venv/bin/python bench/sweep_cost.py --results {args.results} --markdown docs/PERFORMANCE.md`"
+    flag = " --planned" if args.planned else ""
+    command = f"`.venv/bin/python bench/sweep_cost.py --results {args.results}{flag} --markdown docs/PERFORMANCE.md`"
     rows = [
         f"| {paper} | {m['runs']:,} | {m['run_s'] / 3600:.1f} | {m['busy_s'] / 3600:.1f} | "
         f"{m['run_s'] / m['runs']:.2f} | {when(m['first'])} to {when(m['last'])} |"
@@ -104,6 +127,16 @@ def markdown(measured: dict, args: argparse.Namespace) -> str:
             f"{whole['run_s'] / whole['runs']:.2f} | {when(whole['first'])} to {when(whole['last'])} |"
         )
     lost = f" {measured['missing']:,} runs named by a record left no complete directory." if measured["missing"] else ""
+    plan = measured.get("planned")
+    plan_lines = []
+    if plan:
+        total, made = sum(n for n, _ in plan.values()), sum(m for _, m in plan.values())
+        each = "; ".join(f"{paper} {m:,} of {n:,}" for paper, (n, m) in plan.items())
+        plan_lines = [
+            "",
+            f"Distinct runs the default profile's `reproduce-all sensitivity-all` plans (seeding rounds' added seeds "
+            f"aside), made in the folder: {made:,} of {total:,} ({each}).",
+        ]
     return "\n".join(
         [
             MARK_BEGIN,
@@ -119,6 +152,7 @@ def markdown(measured: dict, args: argparse.Namespace) -> str:
             "| paper | runs | run-hours | busy hours | seconds per run | span |",
             "|---|---|---|---|---|---|",
             *rows,
+            *plan_lines,
             MARK_END,
         ]
     )
@@ -127,11 +161,15 @@ def markdown(measured: dict, args: argparse.Namespace) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--results", type=Path, required=True, help="the results folder to read")
+    parser.add_argument("--planned", action="store_true", help="also the default profile's planned runs, made or not")
     parser.add_argument("--markdown", type=Path, help="write the results into this file's sweep-cost section")
     args = parser.parse_args()
     if not (args.results / "runs").is_dir():
         raise SystemExit(f"{args.results}: no runs/ folder here (--results takes a results folder)")
-    publish(markdown(measure(args.results), args), args.markdown, MARK_BEGIN, MARK_END)
+    measured = measure(args.results)
+    if args.planned:
+        measured["planned"] = planned(args.results)
+    publish(markdown(measured, args), args.markdown, MARK_BEGIN, MARK_END)
     return 0
 
 

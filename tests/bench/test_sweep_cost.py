@@ -48,3 +48,27 @@ def test_each_run_counts_once_under_its_paper(tmp_path):
     assert got["papers"]["q"]["runs"] == 1 and got["papers"]["q"]["run_s"] == 3
     assert got["missing"] == 1
     assert got["all"]["runs"] == 3 and got["all"]["busy_s"] == 28
+
+
+def test_planned_runs_are_distinct_keys_counted_made_or_not(tmp_path, monkeypatch):
+    """The minimal file plans two runs (two flow counts, one seed, no readings): none made in an empty folder, one
+    once its directory holds files.json."""
+    from sweep_cost import planned
+
+    from experiments.planning.profiles import Settings
+    from experiments.simulate.toolchain import Toolchain, key_of
+    from experiments.workflow.plan_cache import cached_plan
+
+    repo = Path(__file__).resolve().parents[2]
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv("NS2REPRO_CACHE", str(tmp_path / "cache"))
+    config = {"experiment_files": ["tests/configs/minimal.yaml"]}
+    (tmp_path / "runs").mkdir()
+    assert planned(tmp_path, config) == {"minimal": (2, 0)}
+    ns = Path("build/ns2/ns")
+    tools = Toolchain(ns, ns.with_name("manifest.json"), Path("tcl/driver.tcl"))
+    runs = cached_plan(Settings.from_config(config), ns).expansions[("minimal", "tiny", "baseline")]
+    key = key_of(runs.runs(0, 1)[0], tools)
+    (tmp_path / "runs" / key).mkdir()
+    (tmp_path / "runs" / key / "files.json").write_text("{}")
+    assert planned(tmp_path, config) == {"minimal": (2, 1)}

@@ -307,6 +307,10 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
         "&& .venv/bin/python bench/sweep_cost.py --results results-smoke",
         f"on the README's sweep on the smoke profile (results-smoke/), printed only, {SWEEP}",
     ),
+    ".venv/bin/python bench/sweep_cost.py --results <folder> --planned": Fragment(
+        "the count of planned runs docs/PERFORMANCE.md names: the five papers' plan, about 80 s of key hashing; "
+        "the command above runs the same script"
+    ),
     ".venv/bin/python bench/seeding_rounds.py --sweep /work/full5/results --markdown docs/PERFORMANCE.md": (
         SEEDING_ROUNDS_SMALL
     ),
