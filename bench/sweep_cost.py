@@ -108,6 +108,16 @@ def planned(results: Path, config: dict | None = None) -> dict[str, tuple[int, i
     return {paper: (len(k), made[paper]) for paper, k in sorted(keys.items())}
 
 
+def run_hours_left(plan: dict[str, tuple[int, int]], papers: dict[str, dict]) -> dict[str, float]:
+    """paper -> the run-hours its unmade planned runs would take at its mean seconds per run so far; papers with
+    every run made, or none made yet (no mean to go by), left out."""
+    return {
+        paper: (n - m) * papers[paper]["run_s"] / papers[paper]["runs"] / 3600
+        for paper, (n, m) in plan.items()
+        if n > m and papers.get(paper, {}).get("runs")
+    }
+
+
 def when(stamp: float) -> str:
     return datetime.fromtimestamp(stamp, UTC).strftime("%Y-%m-%d %H:%M")
 
@@ -137,6 +147,14 @@ def markdown(measured: dict, args: argparse.Namespace) -> str:
             f"Distinct runs the default profile's `reproduce-all sensitivity-all` plans (seeding rounds' added seeds "
             f"aside), made in the folder: {made:,} of {total:,} ({each}).",
         ]
+        left = run_hours_left(plan, measured["papers"])
+        if left:
+            plan_lines.append(
+                "Run-hours left at each paper's seconds per run so far (a forecast, not a measurement; a paper with "
+                "none made yet is left out): "
+                + "; ".join(f"{paper} {hours:.1f}" for paper, hours in left.items())
+                + "."
+            )
     return "\n".join(
         [
             MARK_BEGIN,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
-from sweep_cost import busy_seconds, measure  # noqa: E402
+from sweep_cost import busy_seconds, measure, run_hours_left  # noqa: E402
 
 
 def test_busy_time_is_the_union_of_the_intervals():
@@ -72,3 +72,9 @@ def test_planned_runs_are_distinct_keys_counted_made_or_not(tmp_path, monkeypatc
     (tmp_path / "runs" / key).mkdir()
     (tmp_path / "runs" / key / "files.json").write_text("{}")
     assert planned(tmp_path, config) == {"minimal": (2, 1)}
+
+
+def test_hours_left_go_by_each_papers_seconds_per_run():
+    papers = {"p": {"runs": 10, "run_s": 36000.0}, "q": {"runs": 0, "run_s": 0.0}}
+    left = run_hours_left({"p": (30, 10), "q": (5, 0), "r": (4, 4)}, papers)
+    assert left == {"p": 20.0}, "p: 20 runs at an hour each; q has no mean yet; r is done"
