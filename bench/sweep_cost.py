@@ -1,21 +1,24 @@
 """Benchmark (issue 49, target 4): what a results folder's runs cost, read from the folder itself.
 
-    .venv/bin/python bench/sweep_cost.py --results results [--planned] [--markdown docs/PERFORMANCE.md]
+    .venv/bin/python bench/sweep_cost.py --results results [--by experiment] [--planned [--files F ...]]
+        [--markdown docs/PERFORMANCE.md]
 
 A sweep as big as the five papers' `sensitivity-all` outlives a session: it is stopped, resumed by key, paused
 for other work, so no one invocation's /usr/bin/time is its cost. Each run leaves its own times in its directory:
 the run writes params.json first (its start) and files.json last, after ns-2 and its parsing (its end). From those,
 for every run a batch record of the folder names (a run found made, `cached`, counts where it was made):
 
-- *run-hours*: the sum of the runs' durations (start to end), per paper; with as many runs at a time as cores,
-  about the CPU the runs and their parsing took;
+- *run-hours*: the sum of the runs' durations (start to end), per paper (`--by experiment`: per experiment); with
+  as many runs at a time as cores, about the CPU the runs and their parsing took;
 - *busy*: the time in which at least one run was under way (the union of the runs' intervals): the sweep's wall
   time without its pauses and the gaps between invocations, and without what Snakemake does outside the runs
   (aggregation, reports), which a line of the section states apart when measured.
 
 With `--planned` (run from the repository's root, with build/ns2/ns made), also how many distinct runs the default
 profile's `reproduce-all sensitivity-all` plans per paper (every reading's cells; a seeding round's added seeds
-are not planned ahead) and how many of them the folder holds made: what is left of a sweep under way.
+are not planned ahead) and how many of them the folder holds made: what is left of a sweep under way, and a
+forecast of its run-hours at each paper's (experiment's) seconds per run so far. `--files`: plan those experiment
+files only (a sweep of one paper's file, or of a part of one: `python -m experiments cut`).
 """
 
 from __future__ import annotations
@@ -34,16 +37,25 @@ from perfdoc import publish  # noqa: E402
 MARK_BEGIN, MARK_END = "<!-- sweep-cost:begin -->", "<!-- sweep-cost:end -->"
 
 
-def run_papers(results: Path) -> dict[str, str]:
-    """run key -> the paper whose batch records name it (every experiment, reading and seeding round)."""
-    papers = {}
+BY = ("paper", "experiment")
+
+
+def group_of(paper: str, experiment: str, by: str) -> str:
+    """The row a run of `paper`'s `experiment` is counted in: the paper, or paper/experiment."""
+    return paper if by == "paper" else f"{paper}/{experiment}"
+
+
+def run_groups(results: Path, by: str = "paper") -> dict[str, str]:
+    """run key -> the paper (or paper/experiment) whose batch records name it first (every experiment, reading and
+    seeding round)."""
+    groups = {}
     # <paper>/<experiment>/batches, and under a reading's or a seeding round's folder (store.layout)
     patterns = ("*/*/batches/*.json", "*/*/readings/*/batches/*.json", "*/*/seeds/*/batches/*.json")
-    for record in (r for pattern in patterns for r in results.glob(pattern)):
-        paper = record.relative_to(results).parts[0]
+    for record in sorted(r for pattern in patterns for r in results.glob(pattern)):
+        paper, experiment = record.relative_to(results).parts[:2]
         for run in json.loads(record.read_text()).get("runs", []):
-            papers.setdefault(run["key"], paper)
-    return papers
+            groups.setdefault(run["key"], group_of(paper, experiment, by))
+    return groups
 
 
 def run_interval(directory: Path) -> tuple[float, float] | None:
@@ -65,16 +77,17 @@ def busy_seconds(intervals: list[tuple[float, float]]) -> float:
     return total
 
 
-def measure(results: Path) -> dict:
-    """Per paper: runs, run-seconds, busy seconds, first start and last end; and the same for the whole folder."""
-    by_paper: dict[str, list[tuple[float, float]]] = {}
+def measure(results: Path, by: str = "paper") -> dict:
+    """Per paper (or experiment): runs, run-seconds, busy seconds, first start and last end; and the same for the
+    whole folder."""
+    by_group: dict[str, list[tuple[float, float]]] = {}
     missing = 0
-    for key, paper in run_papers(results).items():
+    for key, group in run_groups(results, by).items():
         interval = run_interval(results / "runs" / key)
         if interval is None:
             missing += 1
             continue
-        by_paper.setdefault(paper, []).append(interval)
+        by_group.setdefault(group, []).append(interval)
 
     def summary(intervals: list[tuple[float, float]]) -> dict:
         return {
@@ -85,14 +98,15 @@ def measure(results: Path) -> dict:
             "last": max(stop for _, stop in intervals),
         }
 
-    papers = {paper: summary(intervals) for paper, intervals in sorted(by_paper.items())}
-    everything = [i for intervals in by_paper.values() for i in intervals]
-    return {"papers": papers, "all": summary(everything) if everything else None, "missing": missing}
+    groups = {group: summary(intervals) for group, intervals in sorted(by_group.items())}
+    everything = [i for intervals in by_group.values() for i in intervals]
+    return {"groups": groups, "all": summary(everything) if everything else None, "missing": missing}
 
 
-def planned(results: Path, config: dict | None = None) -> dict[str, tuple[int, int]]:
-    """paper -> (distinct runs the default profile plans for reproduce-all and sensitivity-all, how many of them
-    `results` holds made); `config`: workflow settings instead of the default profile's (tests)."""
+def planned(results: Path, config: dict | None = None, by: str = "paper") -> dict[str, tuple[int, int]]:
+    """paper (or paper/experiment) -> (distinct runs the default profile plans for reproduce-all and
+    sensitivity-all, how many of them `results` holds made); `config`: workflow settings over the default
+    profile's (experiment_files, say). A run two experiments share counts under the first by name."""
     from experiments.planning.profiles import Settings
     from experiments.simulate.toolchain import Toolchain, key_of
     from experiments.workflow.plan_cache import cached_plan
@@ -102,19 +116,23 @@ def planned(results: Path, config: dict | None = None) -> dict[str, tuple[int, i
     tools = Toolchain(ns, ns.with_name("manifest.json"), Path("tcl/driver.tcl"))
     code = tools.code_sha256
     keys: dict[str, set[str]] = {}
-    for (paper, _, _), runs in plan.expansions.items():
-        keys.setdefault(paper, set()).update(key_of(run, tools, code) for run in runs.runs(0, len(runs)))
-    made = {paper: sum((results / "runs" / key / "files.json").exists() for key in k) for paper, k in keys.items()}
-    return {paper: (len(k), made[paper]) for paper, k in sorted(keys.items())}
+    seen: set[str] = set()
+    # experiments in name order, as run_groups reads the records: a shared run counts under the same one in both
+    for (paper, experiment, _), runs in sorted(plan.expansions.items(), key=lambda item: item[0][:2]):
+        new = {key_of(run, tools, code) for run in runs.runs(0, len(runs))} - seen
+        keys.setdefault(group_of(paper, experiment, by), set()).update(new)
+        seen |= new
+    made = {group: sum((results / "runs" / key / "files.json").exists() for key in k) for group, k in keys.items()}
+    return {group: (len(k), made[group]) for group, k in sorted(keys.items())}
 
 
-def run_hours_left(plan: dict[str, tuple[int, int]], papers: dict[str, dict]) -> dict[str, float]:
-    """paper -> the run-hours its unmade planned runs would take at its mean seconds per run so far; papers with
-    every run made, or none made yet (no mean to go by), left out."""
+def run_hours_left(plan: dict[str, tuple[int, int]], groups: dict[str, dict]) -> dict[str, float]:
+    """paper (or experiment) -> the run-hours its unmade planned runs would take at its mean seconds per run so
+    far; those with every run made, or none made yet (no mean to go by), left out."""
     return {
-        paper: (n - m) * papers[paper]["run_s"] / papers[paper]["runs"] / 3600
-        for paper, (n, m) in plan.items()
-        if n > m and papers.get(paper, {}).get("runs")
+        group: (n - m) * groups[group]["run_s"] / groups[group]["runs"] / 3600
+        for group, (n, m) in plan.items()
+        if n > m and groups.get(group, {}).get("runs")
     }
 
 
@@ -123,51 +141,54 @@ def when(stamp: float) -> str:
 
 
 def markdown(measured: dict, args: argparse.Namespace) -> str:
-    flag = " --planned" if args.planned else ""
-    command = f"`.venv/bin/python bench/sweep_cost.py --results {args.results}{flag} --markdown docs/PERFORMANCE.md`"
-    rows = [
-        f"| {paper} | {m['runs']:,} | {m['run_s'] / 3600:.1f} | {m['busy_s'] / 3600:.1f} | "
-        f"{m['run_s'] / m['runs']:.2f} | {when(m['first'])} to {when(m['last'])} |"
-        for paper, m in measured["papers"].items()
-    ]
-    whole = measured["all"]
-    if whole:
-        rows.append(
-            f"| all | {whole['runs']:,} | {whole['run_s'] / 3600:.1f} | {whole['busy_s'] / 3600:.1f} | "
-            f"{whole['run_s'] / whole['runs']:.2f} | {when(whole['first'])} to {when(whole['last'])} |"
+    flags = (f" --by {args.by}" if args.by != "paper" else "") + (" --planned" if args.planned else "")
+    flags += f" --files {' '.join(args.files)}" if args.files else ""
+    command = f"`.venv/bin/python bench/sweep_cost.py --results {args.results}{flags} --markdown docs/PERFORMANCE.md`"
+
+    def row(name: str, m: dict) -> str:
+        return (
+            f"| {name} | {m['runs']:,} | {m['run_s'] / 3600:.2f} | {m['busy_s'] / 3600:.2f} | "
+            f"{m['run_s'] / m['runs']:.2f} | {when(m['first'])} to {when(m['last'])} |"
         )
+
+    rows = [row(group, m) for group, m in measured["groups"].items()]
+    if measured["all"]:
+        rows.append(row("all", measured["all"]))
     lost = f" {measured['missing']:,} runs named by a record left no complete directory." if measured["missing"] else ""
     plan = measured.get("planned")
     plan_lines = []
     if plan:
+        left = run_hours_left(plan, measured["groups"])
         total, made = sum(n for n, _ in plan.values()), sum(m for _, m in plan.values())
-        each = "; ".join(f"{paper} {m:,} of {n:,}" for paper, (n, m) in plan.items())
+        files = f" of {', '.join(args.files)}" if args.files else ""
         plan_lines = [
             "",
-            f"Distinct runs the default profile's `reproduce-all sensitivity-all` plans (seeding rounds' added seeds "
-            f"aside), made in the folder: {made:,} of {total:,} ({each}).",
+            f"Distinct runs the default profile's `reproduce-all sensitivity-all` plans{files} (seeding rounds' added "
+            f"seeds aside), made in the folder: {made:,} of {total:,}. *Run-hours left*: the unmade runs at the "
+            f"{args.by}'s seconds per run so far, a forecast, not a measurement (none where no run is made yet).",
+            "",
+            f"| {args.by} | planned | made | run-hours left |",
+            "|---|---|---|---|",
+            *(
+                f"| {group} | {n:,} | {m:,} | {f'{left[group]:.2f}' if group in left else '—'} |"
+                for group, (n, m) in plan.items()
+            ),
         ]
-        left = run_hours_left(plan, measured["papers"])
         if left:
-            plan_lines.append(
-                "Run-hours left at each paper's seconds per run so far (a forecast, not a measurement; a paper with "
-                "none made yet is left out): "
-                + "; ".join(f"{paper} {hours:.1f}" for paper, hours in left.items())
-                + "."
-            )
+            plan_lines.append(f"| all | {total:,} | {made:,} | {sum(left.values()):.2f} (where a mean exists) |")
     return "\n".join(
         [
             MARK_BEGIN,
             f"## A results folder's runs, from the folder: `{args.results}`",
             "",
-            f"Command: {command}. Every run a batch record of the folder names, counted once, under the paper whose "
-            "records name it: *run-hours*, the sum of each run's time from its start (params.json written) to its "
-            "end (files.json written, after ns-2 and its parsing), about the CPU of the runs when as many run at a "
-            "time as there are cores; *busy hours*, the time in which at least one run was under way (the union of "
-            "their intervals: pauses and the gaps between invocations left out, and Snakemake's own work outside "
-            f"the runs too); *span*, first start to last end (UTC).{lost}",
+            f"Command: {command}. Every run a batch record of the folder names, counted once, under the {args.by} "
+            "whose records name it first: *run-hours*, the sum of each run's time from its start (params.json "
+            "written) to its end (files.json written, after ns-2 and its parsing), about the CPU of the runs when as "
+            "many run at a time as there are cores; *busy hours*, the time in which at least one run was under way "
+            "(the union of their intervals: pauses and the gaps between invocations left out, and Snakemake's own "
+            f"work outside the runs too); *span*, first start to last end (UTC).{lost}",
             "",
-            "| paper | runs | run-hours | busy hours | seconds per run | span |",
+            f"| {args.by} | runs | run-hours | busy hours | seconds per run | span |",
             "|---|---|---|---|---|---|",
             *rows,
             *plan_lines,
@@ -179,14 +200,18 @@ def markdown(measured: dict, args: argparse.Namespace) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--results", type=Path, required=True, help="the results folder to read")
+    parser.add_argument("--by", choices=BY, default="paper", help="a row per paper (default) or per experiment")
     parser.add_argument("--planned", action="store_true", help="also the default profile's planned runs, made or not")
+    parser.add_argument("--files", nargs="+", help="with --planned: these experiment files only (default: every one)")
     parser.add_argument("--markdown", type=Path, help="write the results into this file's sweep-cost section")
     args = parser.parse_args()
     if not (args.results / "runs").is_dir():
         raise SystemExit(f"{args.results}: no runs/ folder here (--results takes a results folder)")
-    measured = measure(args.results)
+    if args.files and not args.planned:
+        raise SystemExit("--files: only with --planned (it names the files whose plan is counted)")
+    measured = measure(args.results, args.by)
     if args.planned:
-        measured["planned"] = planned(args.results)
+        measured["planned"] = planned(args.results, {"experiment_files": args.files} if args.files else None, args.by)
     publish(markdown(measured, args), args.markdown, MARK_BEGIN, MARK_END)
     return 0
 

@@ -1,4 +1,5 @@
-"""Command line: `python -m experiments validate FILE...`, `... runs FILE`, `... metrics` and `... check-report DIR`."""
+"""Command line: `python -m experiments validate FILE...`, `... runs FILE`, `... cut FILE`, `... metrics` and
+`... check-report DIR`."""
 
 import signal
 import sys

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from experiments.config import cut
 from experiments.config.errors import ConfigError
 from experiments.config.load import load
 from experiments.config.readings import experiments_of, run_readings
@@ -58,6 +59,15 @@ def cmd_runs(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_cut(args: argparse.Namespace) -> int:
+    part = cut.write(args.file, args.experiments, args.output, check=lambda path: _load_runs(str(path), args.ns))
+    print(
+        f"{args.output}: {len(part['experiments'])} experiments, {len(part['claims'])} claims, "
+        f"{len(part.get('headlines', []))} headlines of {args.file}"
+    )
+    return 0
+
+
 def cmd_metrics(args: argparse.Namespace) -> int:
     print(registry.markdown(), end="")
     return 0
@@ -93,6 +103,16 @@ def main(argv: list[str] | None = None) -> int:
     runs.add_argument("file")
     runs.add_argument("--ns", type=Path, default=references.DEFAULT_NS, help=ns_help)
     runs.set_defaults(func=cmd_runs)
+    part = sub.add_parser(
+        "cut",
+        help="write the part of an experiment file holding some of its experiments, to run a big file a part at a "
+        "time into one results folder (experiments/config/cut.py)",
+    )
+    part.add_argument("file")
+    part.add_argument("--experiments", nargs="+", required=True, help="the experiments to keep, by name")
+    part.add_argument("--output", type=Path, required=True, help="the part's file")
+    part.add_argument("--ns", type=Path, default=references.DEFAULT_NS, help=ns_help)
+    part.set_defaults(func=cmd_cut)
     metrics = sub.add_parser("metrics", help="print every metric figures and claims can name, as a markdown table")
     metrics.set_defaults(func=cmd_metrics)
     report = sub.add_parser(

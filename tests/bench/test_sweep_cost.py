@@ -43,11 +43,13 @@ def test_each_run_counts_once_under_its_paper(tmp_path):
     record(tmp_path / "p" / "e" / "readings" / "x=1" / "batches" / "0.json", ["a"])  # a shared cell: once
     record(tmp_path / "q" / "f" / "seeds" / "round1" / "batches" / "0.json", ["c", "d"])
     got = measure(tmp_path)
-    assert got["papers"]["p"]["runs"] == 2 and got["papers"]["p"]["run_s"] == 30
-    assert got["papers"]["p"]["busy_s"] == 25
-    assert got["papers"]["q"]["runs"] == 1 and got["papers"]["q"]["run_s"] == 3
+    assert got["groups"]["p"]["runs"] == 2 and got["groups"]["p"]["run_s"] == 30
+    assert got["groups"]["p"]["busy_s"] == 25
+    assert got["groups"]["q"]["runs"] == 1 and got["groups"]["q"]["run_s"] == 3
     assert got["missing"] == 1
     assert got["all"]["runs"] == 3 and got["all"]["busy_s"] == 28
+    by_experiment = measure(tmp_path, "experiment")["groups"]
+    assert set(by_experiment) == {"p/e", "q/f"} and by_experiment["p/e"]["run_s"] == 30
 
 
 def test_planned_runs_are_distinct_keys_counted_made_or_not(tmp_path, monkeypatch):

@@ -106,6 +106,16 @@ WAYS: dict[str, Substituted | InCi | Unavailable] = {
         ".ci/run", "stage smoke .venv/bin/snakemake reproduce-all sensitivity-all --profile profiles/smoke"
     ),
     ".venv/bin/snakemake sensitivity-all": dry(".venv/bin/snakemake sensitivity-all"),
+    (
+        ".venv/bin/python -m experiments cut configs/psand.yaml --experiments fec_flows fec_block_size --output "
+        "results/psand_ch5.yaml"
+    ): AS_PRINTED,
+    ".venv/bin/snakemake sensitivity-all --config experiment_files=results/psand_ch5.yaml": Substituted(
+        ".venv/bin/python -m experiments cut configs/psand.yaml --experiments fec_flows fec_block_size --output "
+        "results/psand_ch5.yaml && .venv/bin/snakemake sensitivity-all "
+        "--config experiment_files=results/psand_ch5.yaml --dry-run",
+        f"{DRY} (the part of the command above)",
+    ),
     ".venv/bin/snakemake reproduce-all --config experiment_files=configs/smooth_tcp.yaml": Substituted(
         ".venv/bin/snakemake reproduce-all --config experiment_files=configs/smooth_tcp.yaml --dry-run",
         f"{DRY} (this one paper)",
