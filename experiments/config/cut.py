@@ -1,14 +1,15 @@
 """A part of an experiment file: some of its experiments, with what reads them and nothing that reads the rest.
 
-A paper's whole file may need more runs than one machine makes in a sitting (Alemu's thesis under every reading: a
-working day of two cores). Its chapters can then run one at a time: the part's file plans only its experiments'
+A paper's whole file may need more runs than one machine makes in a sitting (Alemu's thesis under every reading,
+on two cores: docs/PERFORMANCE.md). Its chapters can then run one at a time: the part's file plans only its experiments'
 runs, into the same results folder as the whole (runs are shared by key, whatever file asked for them), and its
 reports judge only what those runs can decide. What is kept of each section:
 
-- figures, tables and claims of a kept experiment;
-- choices that name no experiments and set a path one of the part's experiments has, and those that name a kept
-  one, with their list cut to the kept; measure choices with their metrics cut to those the part's claims read;
-  interactions whose choices are all kept;
+- figures, tables and claims of a kept experiment (a figure or table with a `reference` experiment only if that is
+  kept too; a claim's suspects cut to the part's choices);
+- choices, with the experiments they name cut to the kept ones, and the alternatives of a path choice to those
+  that change an experiment of the part a claim reads (a choice left with none goes); measure choices with their
+  metrics cut to those the part's claims read; interactions whose choices are all kept;
 - preconditions with their experiment lists cut; model checks (they read no runs);
 - headlines whose claims are all kept: one tested in part would be judged on what happens to be in the part.
 
@@ -40,30 +41,50 @@ def cut(doc: dict, keep: list[str], path: str | Path = "<file>") -> dict:
     part = dict(doc)
     part["experiments"] = {name: exp for name, exp in doc["experiments"].items() if name in kept}
     for section in ("figures", "tables", "claims"):
-        if section in doc:
-            part[section] = [item for item in doc[section] if item["experiment"] in kept]
+        if section in doc:  # a figure or table drawn beside a reference experiment needs that one too
+            part[section] = [
+                item for item in doc[section] if {item["experiment"], item.get("reference")} - {None} <= kept
+            ]
     if "choices" in doc:
         read = {c["metric"] for c in part.get("claims", [])} | {p["metric"] for p in doc.get("preconditions", [])}
         listed = [_cut_measures(c, read) for c in (_cut_listed(c, kept) for c in doc["choices"]) if c is not None]
-        part["choices"] = [c for c in listed if c is not None and _applies(part, c)]
+        part["choices"] = [c for c in listed if c is not None]
+        part["choices"] = [c for c in (_cut_alternatives(part, c) for c in part["choices"]) if c is not None]
+    ids = {c["id"] for c in part.get("choices", []) if "id" in c}
+    part["claims"] = [_cut_suspects(claim, ids) for claim in part.get("claims", [])]
     if "interactions" in doc:
-        ids = {c["id"] for c in part.get("choices", []) if "id" in c}
         part["interactions"] = [pair for pair in doc["interactions"] if set(pair) <= ids]
     if "preconditions" in doc:
         part["preconditions"] = [p for p in (_cut_listed(p, kept) for p in doc["preconditions"]) if p is not None]
     if "headlines" in doc:
         claims = {c["id"] for c in part.get("claims", [])}
         part["headlines"] = [h for h in doc["headlines"] if set(h["claims"]) <= claims]
+    # a section left empty goes (the schema wants none empty), but `claims`, which every file has
     return {key: value for key, value in part.items() if value != [] or key == "claims"}
 
 
-def _applies(part: dict, choice: dict) -> bool:
-    """Whether a choice still governs something in the part: it names experiments (cut to the kept ones), runs no
-    alternatives, measures, or sets paths that one of the part's experiments has."""
-    if "experiments" in choice or "alternatives" not in choice or readings.is_measure_choice(choice):
-        return True
-    paths = sorted({p for alt in choice["alternatives"] for p in readings.alternative_assignments(choice, alt)})
-    return any(readings.paths_apply(part, name, paths) for name in part["experiments"])
+def _cut_alternatives(part: dict, choice: dict) -> dict | None:
+    """A choice whose alternatives run (a path choice) keeps those that change an experiment of the part a claim
+    reads (as references.check_path_alternatives asks of every file); None when none does. Other choices as they
+    are: an axis choice's alternatives are levels its experiments run, a measure choice is cut by _cut_measures."""
+    if "alternatives" not in choice or "axis" in choice or readings.is_measure_choice(choice):
+        return choice
+    alternatives = [
+        alt
+        for alt in choice["alternatives"]
+        if readings.experiments_of(part, readings.Reading(label=choice["id"], choices=((choice["id"], alt["label"]),)))
+    ]
+    return {**choice, "alternatives": alternatives} if alternatives else None
+
+
+def _cut_suspects(claim: dict, ids: set[str]) -> dict:
+    """A claim with its suspects cut to the part's choices: one that governs nothing in the part (BLUE's freeze time
+    on the other topology, say) cannot explain the claim's verdict there."""
+    if "suspects" not in claim:
+        return claim
+    kept = [choice for choice in claim["suspects"] if choice in ids]
+    rest = {key: value for key, value in claim.items() if key != "suspects"}
+    return {**rest, "suspects": kept} if kept else rest
 
 
 def _cut_measures(choice: dict, read: set[str]) -> dict | None:

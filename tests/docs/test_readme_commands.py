@@ -312,6 +312,15 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
     ".venv/bin/python bench/packet_headers.py --max-duration 5 --readings --jobs 2 "
     "--markdown docs/PERFORMANCE.md": PACKET_HEADERS_SMALL,
     ".venv/bin/python bench/seeding_rounds.py --markdown docs/PERFORMANCE.md": SEEDING_ROUNDS_SMALL,
+    (
+        ".venv/bin/python bench/sweep_cost.py --results results --by experiment --planned --files configs/psand.yaml "
+        "--markdown docs/PERFORMANCE.md"
+    ): Substituted(
+        ".venv/bin/snakemake --profile profiles/smoke --config experiment_files=my_sweep.yaml -- reproduce-all "
+        "&& .venv/bin/python bench/sweep_cost.py --results results-smoke --by experiment --planned "
+        "--files my_sweep.yaml",
+        f"on the README's sweep on the smoke profile (results-smoke/), its own file planned, printed only, {SWEEP}",
+    ),
     ".venv/bin/python bench/sweep_cost.py --results results --markdown docs/PERFORMANCE.md": Substituted(
         ".venv/bin/snakemake --profile profiles/smoke --config experiment_files=my_sweep.yaml -- reproduce-all "
         "&& .venv/bin/python bench/sweep_cost.py --results results-smoke",

@@ -62,6 +62,23 @@ def test_the_part_plans_the_whole_files_runs_for_its_experiments(ch5):
     assert runs(part, out) == runs(whole, PSAND)
 
 
+def test_a_part_leaves_out_what_reaches_into_other_experiments(tmp_path):
+    """Chapter 4's Topo_same alone: its tables drawn beside Topo_diff go, a claim no longer suspects BLUE's freeze
+    time on Topo_diff, and a choice keeps only the alternatives that change Topo_same's runs."""
+    whole = read_yaml(PSAND)
+    part = cut.write(PSAND, ["aqm_same"], tmp_path / "topo_same.yaml")
+    assert any(t.get("reference") == "aqm_diff" for t in whole["tables"] if t["experiment"] == "aqm_same")
+    assert all(item.get("reference") in (None, "aqm_same") for item in part.get("tables", []) + part["figures"])
+    ids = {c["id"] for c in part["choices"] if "id" in c}
+    assert "blue_freeze" not in ids
+    assert any("blue_freeze" in c.get("suspects", []) for c in whole["claims"] if c["experiment"] == "aqm_same")
+    assert all(set(c.get("suspects", [])) <= ids for c in part["claims"])
+    gentle = next(c for c in whole["choices"] if c.get("id") == "gentle_segment")
+    kept = next((c for c in part["choices"] if c.get("id") == "gentle_segment"), None)
+    assert kept is None or len(kept["alternatives"]) < len(gentle["alternatives"])
+    load(tmp_path / "topo_same.yaml")
+
+
 def test_a_measure_choice_keeps_the_metrics_the_parts_claims_read():
     doc = read_yaml(PSAND)
     part = cut.cut(doc, CH5, PSAND)
