@@ -326,6 +326,15 @@ DOC_WAYS: dict[str, Substituted | Fragment] = {
         "&& .venv/bin/python bench/sweep_cost.py --results results-smoke",
         f"on the README's sweep on the smoke profile (results-smoke/), printed only, {SWEEP}",
     ),
+    "/usr/bin/time -v .venv/bin/snakemake sensitivity-all --config experiment_files=configs/psand.yaml "
+    "results=<folder>": Fragment(
+        "a row of \"Default profile from scratch\": Alemu's whole sensitivity, hours of two cores; the README's part "
+        "command runs its dry run"
+    ),
+    "snakemake reproduce-all sensitivity-all": Fragment(
+        'the five papers\' attempt in "sensitivity-all on the default profile", resumed over five invocations; '
+        "the README's `.venv/bin/snakemake sensitivity-all` runs its dry run"
+    ),
     ".venv/bin/python bench/sweep_cost.py --results <folder> --planned": Fragment(
         "the count of planned runs docs/PERFORMANCE.md names: the five papers' plan, about 80 s of key hashing; "
         "the command above runs the same script"
