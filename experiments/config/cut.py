@@ -48,7 +48,7 @@ def cut(doc: dict, keep: list[str], path: str | Path = "<file>") -> dict:
     if "choices" in doc:
         read = {c["metric"] for c in part.get("claims", [])} | {p["metric"] for p in doc.get("preconditions", [])}
         listed = [_cut_measures(c, read) for c in (_cut_listed(c, kept) for c in doc["choices"]) if c is not None]
-        part["choices"] = [c for c in listed if c is not None]
+        part["choices"] = [c for c in listed if c is not None]  # _cut_alternatives reads the part's choices
         part["choices"] = [c for c in (_cut_alternatives(part, c) for c in part["choices"]) if c is not None]
     ids = {c["id"] for c in part.get("choices", []) if "id" in c}
     part["claims"] = [_cut_suspects(claim, ids) for claim in part.get("claims", [])]
