@@ -6,7 +6,8 @@ runs, into the same results folder as the whole (runs are shared by key, whateve
 reports judge only what those runs can decide. What is kept of each section:
 
 - figures, tables and claims of a kept experiment (a figure or table with a `reference` experiment only if that is
-  kept too; a claim's suspects cut to the part's choices);
+  kept too; a claim's suspects cut to the part's choices, its `figures` to the part's figures and tables: a claim
+  judged on a kept experiment may cite a figure drawn from another, Alemu's late windows of Fig. 2.3-2.6 say);
 - choices, with the experiments they name cut to the kept ones, and the alternatives of a path choice to those
   that change an experiment of the part a claim reads (a choice left with none goes); measure choices with their
   metrics cut to those the part's claims read; interactions whose choices are all kept;
@@ -51,7 +52,8 @@ def cut(doc: dict, keep: list[str], path: str | Path = "<file>") -> dict:
         part["choices"] = [c for c in listed if c is not None]  # _cut_alternatives reads the part's choices
         part["choices"] = [c for c in (_cut_alternatives(part, c) for c in part["choices"]) if c is not None]
     ids = {c["id"] for c in part.get("choices", []) if "id" in c}
-    part["claims"] = [_cut_suspects(claim, ids) for claim in part.get("claims", [])]
+    drawn = {a["id"] for section in ("figures", "tables") for a in part.get(section, [])}
+    part["claims"] = [_cut_key(_cut_key(claim, "suspects", ids), "figures", drawn) for claim in part.get("claims", [])]
     if "interactions" in doc:
         part["interactions"] = [pair for pair in doc["interactions"] if set(pair) <= ids]
     if "preconditions" in doc:
@@ -77,14 +79,15 @@ def _cut_alternatives(part: dict, choice: dict) -> dict | None:
     return {**choice, "alternatives": alternatives} if alternatives else None
 
 
-def _cut_suspects(claim: dict, ids: set[str]) -> dict:
-    """A claim with its suspects cut to the part's choices: one that governs nothing in the part (BLUE's freeze time
-    on the other topology, say) cannot explain the claim's verdict there."""
-    if "suspects" not in claim:
+def _cut_key(claim: dict, key: str, kept: set[str]) -> dict:
+    """A claim with the ids listed under `key` cut to those of the part (the key dropped when none is left): a suspect
+    that governs nothing in the part (BLUE's freeze time on the other topology, say) cannot explain the claim's
+    verdict there, and a figure the part does not draw cannot show it."""
+    if key not in claim:
         return claim
-    kept = [choice for choice in claim["suspects"] if choice in ids]
-    rest = {key: value for key, value in claim.items() if key != "suspects"}
-    return {**rest, "suspects": kept} if kept else rest
+    listed = [name for name in claim[key] if name in kept]
+    rest = {k: value for k, value in claim.items() if k != key}
+    return {**rest, key: listed} if listed else rest
 
 
 def _cut_measures(choice: dict, read: set[str]) -> dict | None:

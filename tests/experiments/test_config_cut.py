@@ -119,3 +119,19 @@ def test_the_command_line_writes_a_file_that_validates(tmp_path, capsys):
     assert list(part["experiments"]) == ["chain"]
     assert part["paper"] == "koo_aqm"  # its tables land where the whole file's do
     assert all(c["experiment"] == "chain" for c in part["claims"])
+
+
+def test_a_claim_on_a_kept_experiment_keeps_only_the_figures_the_part_draws(tmp_path):
+    """Fig. 2.4-2.6's late-window claims are judged on step_up_late but cite Fig. 2.3-2.6, drawn from step_up: cut
+    without step_up, they stay (their runs are in the part) and cite no figure the part lacks."""
+    whole = read_yaml(PSAND)
+    late = {c["id"]: c for c in whole["claims"] if c["experiment"] == "step_up_late"}
+    assert any("fig2_3_6" in c.get("figures", []) for c in late.values())
+    part = cut.write(PSAND, ["load", "step_up_late"], tmp_path / "load.yaml")
+    drawn = {a["id"] for section in ("figures", "tables") for a in part.get(section, [])}
+    assert "fig2_3_6" not in drawn
+    kept = {c["id"]: c for c in part["claims"] if c["experiment"] == "step_up_late"}
+    assert set(kept) == set(late)
+    assert all(set(c.get("figures", [])) <= drawn for c in part["claims"])
+    with_step_up = cut.cut(whole, ["load", "step_up", "step_up_late"], PSAND)
+    assert any("fig2_3_6" in c.get("figures", []) for c in with_step_up["claims"] if c["id"] in late)
