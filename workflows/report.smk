@@ -45,11 +45,19 @@ rule write_sensitivity:
         parquet=layout.sensitivity_table(RESULTS),
     log:
         layout.log_file(RESULTS, "write_sensitivity.log"),
+    # papers judged two at a time (one process each): Alemu's thesis is over half the work, so a third would wait
+    threads: 2
     params:
         code=digests.stage_code("sensitivity"),
     run:
         jobs.sensitivity_report(
-            PLAN, SETTINGS, input.manifest, output.md, output.parquet, input.seeding
+            PLAN,
+            SETTINGS,
+            input.manifest,
+            output.md,
+            output.parquet,
+            input.seeding,
+            threads,
         )
 
 

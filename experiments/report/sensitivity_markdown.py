@@ -13,6 +13,9 @@ measure, confirms nothing). Written with the table itself, results/sensitivity.p
 
 from __future__ import annotations
 
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
@@ -213,22 +216,23 @@ def write(
     run_readings: dict[str, dict[str, list[str]]],
     rounds: SeedRounds | None = None,
     only_null: bool = False,
+    workers: int = 1,
 ) -> None:
     """SENSITIVITY.md and sensitivity.parquet; `run_readings`: paper -> run reading label -> its experiments;
     `rounds`: the seeding rounds run (the baseline's verdicts read the seeds they added, as REPORT.md's);
-    `only_null`: the null readings alone (the setting `readings: null`)."""
-    results = Path(results)
-    rounds = rounds or SeedRounds(SeedPolicy(1, 0))
+    `only_null`: the null readings alone (the setting `readings: null`); `workers`: papers judged at a time, each in
+    a process of its own (the same bytes as one at a time)."""
+    judge = partial(
+        paper_section,
+        results=Path(results),
+        run_readings=run_readings,
+        rounds=rounds or SeedRounds(SeedPolicy(1, 0)),
+        only_null=only_null,
+    )
     frames, body = [], []
-    for doc in docs:
-        by_reading = {label: load_measured(doc, results, label) for label in run_readings.get(doc["paper"], {})}
-        baseline = load_measured(doc, results, seed_rounds=rounds.tables(doc["paper"]))
-        # the runs a precondition voids, found once for the table and the list of them
-        baseline = preconditions.apply(doc, baseline)
-        by_reading = {label: preconditions.apply(doc, measured) for label, measured in by_reading.items()}
-        rows = table(doc, baseline, by_reading, rounds.judging(doc), only_null)
+    for rows, lines in _each_paper(judge, docs, workers):
         frames.append(rows)
-        body += paper_markdown(doc, rows, void_lines(baseline, by_reading))
+        body += lines
     head = [
         "# Sensitivity of the verdicts to the open choices",
         "",
@@ -255,3 +259,29 @@ def write(
     write_atomic(out_md, "\n".join(head + body))
     table_all = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS)
     write_parquet(table_all, out_parquet, "sensitivity")
+
+
+def paper_section(
+    doc: dict, results: Path, run_readings: dict[str, dict[str, list[str]]], rounds: SeedRounds, only_null: bool
+) -> tuple[pd.DataFrame, list[str]]:
+    """One paper's rows of the table and its section of SENSITIVITY.md."""
+    by_reading = {label: load_measured(doc, results, label) for label in run_readings.get(doc["paper"], {})}
+    baseline = load_measured(doc, results, seed_rounds=rounds.tables(doc["paper"]))
+    # the runs a precondition voids, found once for the table and the list of them
+    baseline = preconditions.apply(doc, baseline)
+    by_reading = {label: preconditions.apply(doc, measured) for label, measured in by_reading.items()}
+    rows = table(doc, baseline, by_reading, rounds.judging(doc), only_null)
+    return rows, paper_markdown(doc, rows, void_lines(baseline, by_reading))
+
+
+def _each_paper(judge, docs: list[dict], workers: int) -> list:
+    """judge(doc) for each doc, in the docs' order; with workers > 1, in that many processes, the papers with the
+    most claims started first (one paper's table is most of the work: Alemu's thesis judges 412 claims of 815).
+    Spawned, not forked: Snakemake calls this from a thread of its own process."""
+    workers = min(workers, len(docs))
+    if workers <= 1:
+        return [judge(doc) for doc in docs]
+    order = sorted(range(len(docs)), key=lambda i: -len(docs[i]["claims"]))
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {i: pool.submit(judge, docs[i]) for i in order}
+        return [futures[i].result() for i in range(len(docs))]

@@ -320,8 +320,10 @@ def sensitivity_report(
     out_md: str | Path,
     out_parquet: str | Path,
     seeding: list[str],
+    workers: int = 1,
 ) -> None:
-    """SENSITIVITY.md and its table; `seeding`: the seeding rounds' inputs (the baseline's verdicts read them)."""
+    """SENSITIVITY.md and its table; `seeding`: the seeding rounds' inputs (the baseline's verdicts read them);
+    `workers`: papers judged at a time."""
     from experiments.report import sensitivity_markdown
 
     sensitivity_markdown.write(
@@ -334,4 +336,5 @@ def sensitivity_report(
         plan.reading_experiments(),
         seed_rounds(plan, seeding),
         settings.readings == "null",
+        workers,
     )

@@ -166,3 +166,24 @@ def test_a_reading_with_nothing_to_measure_confirms_no_suspect():
     rows.loc[1, "verdict"] = "incomplete"  # a run of that reading failed: no evidence either way
     line = _hypothesis("c", ["buffer", "tp"], rows, ["buffer=big", "tp=rtt"])
     assert "confirmed, the verdict changes under tp=rtt; a run failed (incomplete) under buffer=big" in line
+
+
+def test_papers_judged_in_processes_of_their_own_give_the_same_bytes(sensitivity_run, tmp_path):
+    """write_sensitivity judges two papers at a time (spawned processes): the same SENSITIVITY.md and table as one
+    at a time. The demo paper twice stands for two papers."""
+    from experiments.config.load import load
+    from experiments.report import sensitivity_markdown
+
+    doc = load(sensitivity_run.parent / "sens_demo.yaml")
+    readings = {"sens_demo": {r: ["fill"] for r in ("buffer=6", "edge_delay=2ms", "buffer=6+edge_delay=2ms")}}
+    written = {}
+    for workers in (1, 2):
+        md, table = tmp_path / f"{workers}.md", tmp_path / f"{workers}.parquet"
+        sensitivity_markdown.write(
+            [doc, doc], sensitivity_run, REPO / "build/ns2/manifest.json", md, table, "smoke", readings, workers=workers
+        )
+        written[workers] = (md.read_bytes(), pd.read_parquet(table))
+    assert written[1][0] == written[2][0]
+    pd.testing.assert_frame_equal(written[1][1], written[2][1])
+    once = pd.read_parquet(sensitivity_run / "sensitivity.parquet")
+    assert len(written[2][1]) == 2 * len(once) and set(written[2][1]["verdict"]) == set(once["verdict"])
