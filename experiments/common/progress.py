@@ -26,6 +26,9 @@ class Count:
     elapsed: float  # seconds since the reporter was made
     eta: float | None  # seconds left: None when nothing is left or no item was timed yet
     due: bool  # a line is due now (Progress's `every`)
+    costed: int = 0  # items done that cost something (timed items: runs simulated, not found cached)
+    # seconds left if the items left cost what the items done did on average, the free ones included (timed only)
+    eta_at_share: float | None = None
 
     @property
     def final(self) -> bool:
@@ -38,7 +41,9 @@ class Progress:
 
     `advance(seconds)` counts an item done. With `timed` items, each comes with what it cost, or None when it cost
     nothing worth counting (a run found cached), and the time left is the items left times the mean cost of the
-    costed items, `workers` at a time: an estimate as if every item left had to be done. Without, the time left
+    costed items, `workers` at a time: an estimate as if every item left had to be done; and, as `eta_at_share`, at
+    the share of the items done that cost anything (a sweep whose runs readings share finds many made: at best a
+    hint, as the shared ones come late). Without, the time left
     extrapolates the pace so far (elapsed time per item done). `every` rate-limits the lines of work that does many
     quick items: a line is due at most every `every` seconds, and on the last item once any line was due."""
 
@@ -71,4 +76,5 @@ class Progress:
             if due:
                 self.last, self.shown = now, True
             eta = left * self.cost / self.costed / self.workers if self.costed and left > 0 else None
-            return Count(self.done, self.total, now - self.start, eta, due)
+            at_share = left * self.cost / self.done / self.workers if self.timed and eta is not None else None
+            return Count(self.done, self.total, now - self.start, eta, due, self.costed, at_share)

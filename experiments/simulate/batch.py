@@ -62,10 +62,13 @@ def sweep_lines(line: RunLine, sweep: Progress | None = None) -> list[str]:
 
 
 def sweep_text(count: Count) -> str:
-    """The sweep's part of a run's line: runs done of all planned (cached ones count at once), and the time left
-    estimated from the runs simulated so far, as if every run left had to run."""
-    text = f"sweep {count.done}/{count.total} runs"
-    return text if count.eta is None else f"{text}, ETA {hms(count.eta)} (if all left run)"
+    """The sweep's part of a run's line: runs done of all planned (cached ones count at once; a run that readings
+    share counts once for each), how many of them ran, and the time left from the runs simulated so far: at the share
+    of runs done that ran, and as if every run left had to run (the most it can be)."""
+    text = f"sweep {count.done}/{count.total} runs, {count.costed} ran"
+    if count.eta is None:
+        return text
+    return f"{text}; ETA {hms(count.eta_at_share)} at that share, {hms(count.eta)} if all left run"
 
 
 def batch_record(outcomes: list[Outcome], results: str | Path, retry_of: str = "") -> dict:

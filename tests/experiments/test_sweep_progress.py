@@ -19,13 +19,18 @@ def test_cached_runs_count_as_done_and_the_eta_comes_from_the_runs_simulated():
     def progress(done: Outcome) -> str:  # as run_batch counts each outcome
         return sweep_text(sweep.advance(done.seconds if done.status == "ran" else None))
 
-    assert progress(outcome("cached", 0.0)) == "sweep 1/10 runs"  # nothing simulated yet: no estimate
-    # then 2 simulated at 30 s on average, 7 left, 2 at a time: 105 s
-    assert progress(outcome("ran", 20.0)) == "sweep 2/10 runs, ETA 0:01:20 (if all left run)"  # 8 left x 20 s / 2 cores
-    assert progress(outcome("ran", 40.0)) == "sweep 3/10 runs, ETA 0:01:45 (if all left run)"
+    assert progress(outcome("cached", 0.0)) == "sweep 1/10 runs, 0 ran"  # nothing simulated yet: no estimate
+    # 8 left x 20 s / 2 cores if all run; at the share so far (20 s over 2 runs done), 8 x 10 s / 2
+    assert (
+        progress(outcome("ran", 20.0)) == "sweep 2/10 runs, 1 ran; ETA 0:00:40 at that share, 0:01:20 if all left run"
+    )
+    # 7 left: x 30 s / 2 if all run, x 60 s / 3 done / 2 at that share
+    assert (
+        progress(outcome("ran", 40.0)) == "sweep 3/10 runs, 2 ran; ETA 0:01:10 at that share, 0:01:45 if all left run"
+    )
     for _ in range(7):
         last = progress(outcome("cached", 0.0))
-    assert last == "sweep 10/10 runs"
+    assert last == "sweep 10/10 runs, 2 ran"
 
 
 def test_the_sweep_counts_the_runs_the_targets_ask_for():
