@@ -126,14 +126,31 @@ def planned(results: Path, config: dict | None = None, by: str = "paper") -> dic
     return {group: (len(k), made[group]) for group, k in sorted(keys.items())}
 
 
-def run_hours_left(plan: dict[str, tuple[int, int]], groups: dict[str, dict]) -> dict[str, float]:
-    """paper (or experiment) -> the run-hours its unmade planned runs would take at its mean seconds per run so
-    far; those with every run made, or none made yet (no mean to go by), left out."""
-    return {
-        group: (n - m) * groups[group]["run_s"] / groups[group]["runs"] / 3600
-        for group, (n, m) in plan.items()
-        if n > m and groups.get(group, {}).get("runs")
-    }
+def run_hours_left(plan: dict[str, tuple[int, int]], groups: dict[str, dict]) -> dict[str, tuple[float, bool]]:
+    """paper (or experiment) -> (the run-hours its unmade planned runs would take at its mean seconds per run so
+    far, whether that mean is its paper's: an experiment with no run made yet, or whose runs were all made under
+    another's name, goes at its paper's pace); those with every run made, or no mean to go by, left out."""
+
+    def pace(group: str) -> tuple[float, bool] | None:
+        if groups.get(group, {}).get("runs"):
+            return groups[group]["run_s"] / groups[group]["runs"], False
+        paper = [g for name, g in groups.items() if name.split("/")[0] == group.split("/")[0] and g["runs"]]
+        if "/" not in group or not paper:
+            return None
+        return sum(g["run_s"] for g in paper) / sum(g["runs"] for g in paper), True
+
+    left = {}
+    for group, (n, m) in plan.items():
+        if n > m and (found := pace(group)) is not None:
+            left[group] = ((n - m) * found[0] / 3600, found[1])
+    return left
+
+
+def _hours(left: tuple[float, bool] | None, unmade: bool) -> str:
+    """A row's run-hours left: 0 when every run is made, — when there is no mean to go by."""
+    if left is None:
+        return "—" if unmade else "0"
+    return f"{left[0]:.2f}" + (" (paper's pace)" if left[1] else "")
 
 
 def when(stamp: float) -> str:
@@ -165,17 +182,17 @@ def markdown(measured: dict, args: argparse.Namespace) -> str:
             "",
             f"Distinct runs the default profile's `reproduce-all sensitivity-all` plans{files} (seeding rounds' added "
             f"seeds aside), made in the folder: {made:,} of {total:,}. *Run-hours left*: the unmade runs at the "
-            f"{args.by}'s seconds per run so far, a forecast, not a measurement (none where no run is made yet).",
+            f"{args.by}'s seconds per run so far, a forecast, not a measurement (marked *paper's pace* where the "
+            "experiment has no mean of its own and its paper's stands in; none where no run is made yet).",
             "",
             f"| {args.by} | planned | made | run-hours left |",
             "|---|---|---|---|",
-            *(
-                f"| {group} | {n:,} | {m:,} | {f'{left[group]:.2f}' if group in left else '—'} |"
-                for group, (n, m) in plan.items()
-            ),
+            *(f"| {group} | {n:,} | {m:,} | {_hours(left.get(group), n > m)} |" for group, (n, m) in plan.items()),
         ]
         if left:
-            plan_lines.append(f"| all | {total:,} | {made:,} | {sum(left.values()):.2f} (where a mean exists) |")
+            unforecast = sum(n > m and group not in left for group, (n, m) in plan.items())
+            where = " (where a mean exists)" if unforecast else ""
+            plan_lines.append(f"| all | {total:,} | {made:,} | {sum(h for h, _ in left.values()):.2f}{where} |")
     return "\n".join(
         [
             MARK_BEGIN,

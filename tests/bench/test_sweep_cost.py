@@ -79,4 +79,12 @@ def test_planned_runs_are_distinct_keys_counted_made_or_not(tmp_path, monkeypatc
 def test_hours_left_go_by_each_papers_seconds_per_run():
     papers = {"p": {"runs": 10, "run_s": 36000.0}, "q": {"runs": 0, "run_s": 0.0}}
     left = run_hours_left({"p": (30, 10), "q": (5, 0), "r": (4, 4)}, papers)
-    assert left == {"p": 20.0}, "p: 20 runs at an hour each; q has no mean yet; r is done"
+    assert left == {"p": (20.0, False)}, "p: 20 runs at an hour each; q has no mean yet; r is done"
+
+
+def test_an_experiment_without_a_mean_goes_at_its_papers_pace():
+    experiments = {"p/a": {"runs": 10, "run_s": 1000.0}, "p/b": {"runs": 30, "run_s": 7000.0}, "q/c": {"runs": 0}}
+    left = run_hours_left({"p/a": (12, 10), "p/shared": (3610, 0), "q/c": (5, 0), "q/d": (4, 0)}, experiments)
+    assert left["p/a"] == (2 * 100 / 3600, False), "its own mean: 100 s a run"
+    assert left["p/shared"] == (3610 * 200 / 3600, True), "none made under its name: p's 8000 s over 40 runs"
+    assert "q/c" not in left and "q/d" not in left, "q has no run made at all: nothing to go by"
