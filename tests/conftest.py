@@ -62,6 +62,11 @@ SERIAL_GROUPS = {
 }
 
 
+# The longest groups start first (the scheduler hands groups out in collection order): one of them begun last would
+# keep its worker busy minutes after the other ran out of work; the many short tests fill in around them.
+LONGEST_GROUPS = ("tests/ns2/test_validation_suites.py", "snakemake-in-checkout")
+
+
 def pytest_collection_modifyitems(config, items):
     group_of_file = {path: group for group, paths in SERIAL_GROUPS.items() for path in paths}
     for item in items:
@@ -69,6 +74,13 @@ def pytest_collection_modifyitems(config, items):
             continue
         path = Path(item.path).relative_to(REPO).as_posix()
         item.add_marker(pytest.mark.xdist_group(group_of_file.get(path, path)))
+
+    def rank(item) -> int:
+        marker = item.get_closest_marker("xdist_group")
+        group = marker.args[0] if marker and marker.args else None
+        return LONGEST_GROUPS.index(group) if group in LONGEST_GROUPS else len(LONGEST_GROUPS)
+
+    items.sort(key=rank)  # stable: each group's tests, and the rest, keep their order
 
 
 # --- the validation suites' closing table -------------------------------------------------------------------

@@ -87,6 +87,8 @@ rule write_html_report:
         jobs.html_pages(PLAN, RESULTS),
     log:
         layout.log_file(RESULTS, "write_html_report.log"),
+    # headlines' specification curves drawn two at a time (one process each): over half the stage's time
+    threads: 2
     params:
         code=digests.stage_code("html"),
         # what the footer names besides the build manifest: a new commit re-renders it
@@ -102,4 +104,5 @@ rule write_html_report:
             params.tcl,
             params.commit,
             log[0],
+            threads,
         )

@@ -44,12 +44,14 @@ import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
 
 from experiments.common import markdown
 from experiments.common.files import write_atomic
+from experiments.common.processes import in_processes
 from experiments.config.axes import axes_of, label_text
 from experiments.report.markdown import choice_lines, null_untested
 from experiments.report.model import (
@@ -294,6 +296,10 @@ def environment():
     return env
 
 
+def _draw(draw_curve: Callable, curve: tuple) -> Path:
+    return draw_curve(*curve)
+
+
 def write(
     docs: list[dict],
     results: str | Path,
@@ -304,11 +310,13 @@ def write(
     sensitivity: str | Path | None = None,
     rounds: SeedRounds | None = None,
     draw_curve: Callable[[HeadlineVerdict, pd.DataFrame | None, dict, Path], Path] | None = None,
+    workers: int = 1,
 ) -> list[Path]:
     """Every page of the report, under <results>/report/; `sensitivity`: the sensitivity table (sensitivity.parquet)
     when the targets made it, else None; `rounds`: the seeding rounds run; `draw_curve(headline verdict, the paper's
     rows of the table or None, its file, out)`: draws a headline's specification curve (figures.spec_curves.draw,
-    which this stage cannot import). Returns the pages and curves written."""
+    which this stage cannot import; picklable, as `workers` > 1 draws that many at a time, each in a process of its
+    own). Returns the pages and curves written."""
     results = Path(results)
     env = environment()
     provenance = Provenance.of(manifest, profile, tcl_sha256, commit)
@@ -381,11 +389,12 @@ def write(
                 paper_link=link(page, paper_page(paper)),
                 replications=[(paper, e)],
             )
-    written = []
+    curves = []
     for data in papers if draw_curve else []:
         rows = table[table["paper"] == data.doc["paper"]] if table is not None else None
         for hv in data.headlines:
-            written.append(draw_curve(hv, rows, data.doc, results / headline_curve(data.doc["paper"], hv.id)))
+            curves.append((hv, rows, data.doc, results / headline_curve(data.doc["paper"], hv.id)))
+    written = in_processes(partial(_draw, draw_curve), curves, workers)
     for page, text in rendered.items():
         write_atomic(results / page, text)
         written.append(results / page)

@@ -13,8 +13,6 @@ measure, confirms nothing). Written with the table itself, results/sensitivity.p
 
 from __future__ import annotations
 
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 
@@ -22,6 +20,7 @@ import pandas as pd
 
 from experiments.common import markdown
 from experiments.common.files import write_atomic
+from experiments.common.processes import in_processes
 from experiments.config.readings import BASELINE
 from experiments.report.model import build_line, post_hoc_note
 from experiments.store.tables import CAUSE, Measured, load_measured, write_parquet
@@ -230,7 +229,8 @@ def write(
         only_null=only_null,
     )
     frames, body = [], []
-    for rows, lines in _each_paper(judge, docs, workers):
+    # one paper's table is most of the work (Alemu's thesis judges 412 claims of 815): the most claims first
+    for rows, lines in in_processes(judge, docs, workers, cost=lambda doc: len(doc["claims"])):
         frames.append(rows)
         body += lines
     head = [
@@ -272,16 +272,3 @@ def paper_section(
     by_reading = {label: preconditions.apply(doc, measured) for label, measured in by_reading.items()}
     rows = table(doc, baseline, by_reading, rounds.judging(doc), only_null)
     return rows, paper_markdown(doc, rows, void_lines(baseline, by_reading))
-
-
-def _each_paper(judge, docs: list[dict], workers: int) -> list:
-    """judge(doc) for each doc, in the docs' order; with workers > 1, in that many processes, the papers with the
-    most claims started first (one paper's table is most of the work: Alemu's thesis judges 412 claims of 815).
-    Spawned, not forked: Snakemake calls this from a thread of its own process."""
-    workers = min(workers, len(docs))
-    if workers <= 1:
-        return [judge(doc) for doc in docs]
-    order = sorted(range(len(docs)), key=lambda i: -len(docs[i]["claims"]))
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = {i: pool.submit(judge, docs[i]) for i in order}
-        return [futures[i].result() for i in range(len(docs))]

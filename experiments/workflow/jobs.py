@@ -293,9 +293,10 @@ def html_report(
     tcl_sha256: str,
     commit: str,
     log: str | Path,
+    workers: int = 1,
 ) -> None:
     """The HTML report with each headline's specification curve; `sensitivity`: the sensitivity table's path when
-    the targets made it (else empty); `seeding`: the seeding rounds' inputs."""
+    the targets made it (else empty); `seeding`: the seeding rounds' inputs; `workers`: curves drawn at a time."""
     from experiments.report import html
     from figures import spec_curves
 
@@ -309,6 +310,7 @@ def html_report(
         sensitivity[0] if sensitivity else None,
         seed_rounds(plan, seeding),
         spec_curves.draw,
+        workers,
     )
     Path(log).write_text("".join(f"wrote {path}\n" for path in written))
 
