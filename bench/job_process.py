@@ -63,7 +63,8 @@ def sweep(tree: Path, results: Path, args: argparse.Namespace) -> dict:
     wall = time.monotonic() - start
     if done.returncode:
         raise SystemExit(f"the sweep failed in {tree}:\n{done.stderr[-3000:]}")
-    (snakemake,) = [p for p in recorded_processes(processes) if p["argv"][0].endswith("bin/snakemake")]
+    recorded = recorded_processes(processes)
+    (snakemake,) = [p for p in recorded if p["argv"][0].endswith("bin/snakemake") and not p.get("spawned")]
     return {"wall": wall, "own": snakemake["own"], "children": snakemake["children"]}
 
 

@@ -72,14 +72,20 @@ def run_child(argv: list[str], **popen) -> Child:
 
 
 # A sitecustomize module: each Python process appends, at its exit, its argv, its Slurm job (if any), its own CPU
-# seconds and its waited-for children's (getrusage), one JSON line per process.
+# seconds and its waited-for children's (getrusage), and whether multiprocessing spawned it (a job's pieces in
+# processes of their own, experiments/common/processes.py: spawn hands them their parent's argv, Snakemake's),
+# one JSON line per process.
 _SITECUSTOMIZE = """
 import atexit, json, os, resource, sys
+
+def _spawned():
+    mp = sys.modules.get("multiprocessing")
+    return bool(mp and mp.parent_process() is not None)
 
 def _record():
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     line = {"argv": sys.argv[:2], "job": os.environ.get("SLURM_JOB_ID"), "own": own.ru_utime + own.ru_stime,
-            "children": children.ru_utime + children.ru_stime}
+            "children": children.ru_utime + children.ru_stime, "spawned": _spawned()}
     with open(os.environ["BENCH_PROCESS_LOG"], "a") as out:
         out.write(json.dumps(line) + "\\n")
 
@@ -99,5 +105,6 @@ def process_recorder(directory: Path, pythonpath: str = "") -> tuple[dict[str, s
 
 
 def recorded_processes(log: Path) -> list[dict]:
-    """The records process_recorder's processes wrote: argv (first two), job, own and children CPU seconds."""
+    """The records process_recorder's processes wrote: argv (first two), job, own and children CPU seconds, spawned
+    (by multiprocessing, with its parent's argv: Snakemake's own process is the one with its argv not spawned)."""
     return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []

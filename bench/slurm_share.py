@@ -100,7 +100,7 @@ def shares(processes: list[dict]) -> dict[str, dict[str, float]]:
         if not p["job"]:
             continue  # the submitting Snakemake, on the login host: not a Slurm job's
         argv = " ".join(p["argv"])
-        if "experiments/workflow/worker" in argv:
+        if "experiments/workflow/worker" in argv or p.get("spawned"):  # a job's work, not Snakemake's start-up
             jobs[p["job"]]["runs"] += p["own"] + p["children"]
         elif "snakemake" in argv:
             jobs[p["job"]]["snakemake"] += p["own"]
